@@ -1,0 +1,345 @@
+// Package protocol parses and formats the line protocol between feed and a
+// consumer (SPEC §3).
+//
+// feed writes header lines (feed, store, batch, skip, idle, end) on the
+// consumer's stdin, each batch header followed by its entries verbatim; the
+// consumer answers with progress reports on its stdout.
+//
+// Invariants:
+//   - Every line is a kind word followed by key=value words separated by one
+//     space; values contain no space and no newline.
+//   - Numbers are unsigned decimal, fit in an int64, and have no sign and no
+//     leading '+'; anything else is an error that quotes the line.
+//   - A parser ignores keys it does not know (versions are additive within
+//     v=1); a header line of a kind it does not know parses as KindUnknown so
+//     that a consumer can skip it. A report parser refuses any line that is
+//     not a progress report, because feed must stop on garbage.
+//   - A repeated key is an error: a line must not be able to say two things.
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Version is the protocol version feed announces in its first line.
+const Version = "1"
+
+// Kind is the kind of a feed → consumer header line.
+type Kind int
+
+// The header kinds of SPEC §3. KindUnknown is a line of a kind this version
+// does not know; a consumer ignores it.
+const (
+	KindUnknown Kind = iota
+	KindHello        // feed v=1
+	KindStore        // store id= offset=
+	KindBatch        // batch id= offset= end= entries=
+	KindSkip         // skip id= offset= end= reason=
+	KindIdle         // idle id= quiet=
+	KindEnd          // end id=
+)
+
+// Header is one parsed feed → consumer line (not an entry).
+type Header struct {
+	Kind    Kind
+	V       string // KindHello: the protocol version
+	ID      string // every kind but KindHello
+	Offset  int64  // KindStore: resume position; KindBatch, KindSkip: first byte
+	End     int64  // KindBatch, KindSkip: the byte after the last
+	Entries int    // KindBatch: how many entry lines follow
+	Reason  string // KindSkip: a word saying why the bytes are no entry
+	QuietMS int64  // KindIdle: milliseconds since the store last delivered an entry
+}
+
+// Report is one consumer → feed progress line. Taken equals Offset when the
+// consumer omitted it.
+type Report struct {
+	ID     string
+	Offset int64 // durable: everything before it is reflected in durable state
+	Taken  int64 // flow control: everything before it has been absorbed
+}
+
+// MaxBatchEntries bounds the entries= of a batch header, so that a corrupt
+// header cannot make a consumer allocate without limit.
+const MaxBatchEntries = 1 << 24
+
+// ValidID reports whether s is a store id: [A-Za-z0-9._-]+.
+func ValidID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidWord reports whether s can be a reason word: non-empty, printable
+// ASCII without space or '='.
+func ValidWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' || s[i] == '=' {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseHeader parses one feed → consumer line, without its '\n'.
+func ParseHeader(line []byte) (Header, error) {
+	kind, kv, err := split(line)
+	if err != nil {
+		return Header{}, err
+	}
+	var h Header
+	switch kind {
+	case "feed":
+		h.Kind = KindHello
+		h.V, err = kv.str("v")
+	case "store":
+		h.Kind = KindStore
+		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset))
+	case "batch":
+		h.Kind = KindBatch
+		var n int64
+		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.num("end", &h.End), kv.num("entries", &n))
+		if err == nil {
+			err = checkBatch(h.Offset, h.End, n)
+		}
+		h.Entries = int(n)
+	case "skip":
+		h.Kind = KindSkip
+		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.num("end", &h.End), kv.word("reason", &h.Reason))
+		if err == nil && h.End <= h.Offset {
+			err = errors.New("end must be after offset")
+		}
+	case "idle":
+		h.Kind = KindIdle
+		err = kv.all(kv.id(&h.ID), kv.num("quiet", &h.QuietMS))
+	case "end":
+		h.Kind = KindEnd
+		err = kv.id(&h.ID)
+	default:
+		h.Kind = KindUnknown
+	}
+	if err != nil {
+		return Header{}, fmt.Errorf("malformed %s line %q: %w", kind, line, err)
+	}
+	return h, nil
+}
+
+// checkBatch holds the invariant a consumer relies on to read a batch: n
+// entries of at least one byte ('\n') each fill exactly end-offset bytes.
+func checkBatch(offset, end, n int64) error {
+	switch {
+	case n == 0:
+		return errors.New("a batch holds at least one entry")
+	case n > MaxBatchEntries:
+		return fmt.Errorf("entries=%d is over the limit of %d", n, MaxBatchEntries)
+	case end-offset < n:
+		return fmt.Errorf("%d entries cannot fit in %d bytes", n, end-offset)
+	}
+	return nil
+}
+
+// ParseReport parses one consumer → feed line, without its '\n'.
+func ParseReport(line []byte) (Report, error) {
+	kind, kv, err := split(line)
+	if err == nil && kind != "progress" {
+		err = errors.New(`a report starts with "progress"`)
+	}
+	var r Report
+	if err == nil {
+		err = kv.all(kv.id(&r.ID), kv.num("offset", &r.Offset))
+	}
+	if err == nil {
+		r.Taken = r.Offset
+		if _, ok := kv["taken"]; ok {
+			err = kv.num("taken", &r.Taken)
+		}
+	}
+	if err == nil && r.Taken < r.Offset {
+		err = fmt.Errorf("taken=%d is below offset=%d", r.Taken, r.Offset)
+	}
+	if err != nil {
+		return Report{}, fmt.Errorf("malformed report %q: %w", line, err)
+	}
+	return r, nil
+}
+
+// AppendHello appends "feed v=1\n".
+func AppendHello(b []byte) []byte { return append(b, "feed v="+Version+"\n"...) }
+
+// AppendStore appends a store line.
+func AppendStore(b []byte, id string, offset int64) []byte {
+	b = append(b, "store id="...)
+	b = append(b, id...)
+	b = appendNum(b, " offset=", offset)
+	return append(b, '\n')
+}
+
+// AppendBatch appends a batch header; the caller appends the entries.
+func AppendBatch(b []byte, id string, offset, end int64, entries int) []byte {
+	b = append(b, "batch id="...)
+	b = append(b, id...)
+	b = appendNum(b, " offset=", offset)
+	b = appendNum(b, " end=", end)
+	b = appendNum(b, " entries=", int64(entries))
+	return append(b, '\n')
+}
+
+// AppendSkip appends a skip line.
+func AppendSkip(b []byte, id string, offset, end int64, reason string) []byte {
+	b = append(b, "skip id="...)
+	b = append(b, id...)
+	b = appendNum(b, " offset=", offset)
+	b = appendNum(b, " end=", end)
+	b = append(b, " reason="...)
+	b = append(b, reason...)
+	return append(b, '\n')
+}
+
+// AppendIdle appends an idle line.
+func AppendIdle(b []byte, id string, quietMS int64) []byte {
+	b = append(b, "idle id="...)
+	b = append(b, id...)
+	b = appendNum(b, " quiet=", quietMS)
+	return append(b, '\n')
+}
+
+// AppendEnd appends an end line.
+func AppendEnd(b []byte, id string) []byte {
+	b = append(b, "end id="...)
+	b = append(b, id...)
+	return append(b, '\n')
+}
+
+// AppendReport appends a progress line; taken= is written only when it
+// differs from offset, so that the simplest consumer's line is the canonical
+// one.
+func AppendReport(b []byte, r Report) []byte {
+	b = append(b, "progress id="...)
+	b = append(b, r.ID...)
+	b = appendNum(b, " offset=", r.Offset)
+	if r.Taken != r.Offset {
+		b = appendNum(b, " taken=", r.Taken)
+	}
+	return append(b, '\n')
+}
+
+func appendNum(b []byte, key string, n int64) []byte {
+	b = append(b, key...)
+	return strconv.AppendInt(b, n, 10)
+}
+
+// fields holds a line's key=value words.
+type fields map[string]string
+
+// split cuts a line into its kind and its key=value words, refusing empty
+// words, a word without '=', an empty key and a repeated key.
+func split(line []byte) (string, fields, error) {
+	if len(line) == 0 {
+		return "", nil, errors.New("empty line")
+	}
+	words := splitSpace(string(line))
+	kv := make(fields, len(words))
+	for _, w := range words[1:] {
+		eq := -1
+		for i := 0; i < len(w); i++ {
+			if w[i] == '=' {
+				eq = i
+				break
+			}
+		}
+		switch {
+		case w == "":
+			return "", nil, fmt.Errorf("malformed line %q: words are separated by one space", line)
+		case eq <= 0:
+			return "", nil, fmt.Errorf("malformed line %q: %q is not key=value", line, w)
+		}
+		k := w[:eq]
+		if _, dup := kv[k]; dup {
+			return "", nil, fmt.Errorf("malformed line %q: key %s appears twice", line, k)
+		}
+		kv[k] = w[eq+1:]
+	}
+	if words[0] == "" {
+		return "", nil, fmt.Errorf("malformed line %q: it starts with a space", line)
+	}
+	return words[0], kv, nil
+}
+
+func splitSpace(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// all returns the first non-nil error, so that required keys read as a list.
+func (kv fields) all(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (kv fields) str(k string) (string, error) {
+	v, ok := kv[k]
+	if !ok || v == "" {
+		return "", fmt.Errorf("%s= is missing", k)
+	}
+	return v, nil
+}
+
+func (kv fields) id(dst *string) error {
+	v, err := kv.str("id")
+	if err == nil && !ValidID(v) {
+		err = fmt.Errorf("id=%s is not [A-Za-z0-9._-]+", v)
+	}
+	*dst = v
+	return err
+}
+
+func (kv fields) word(k string, dst *string) error {
+	v, err := kv.str(k)
+	if err == nil && !ValidWord(v) {
+		err = fmt.Errorf("%s=%s is not a word", k, v)
+	}
+	*dst = v
+	return err
+}
+
+// num parses an unsigned decimal that fits an int64: no sign, no spaces, no
+// leading zeros beyond "0" itself (a number has one spelling).
+func (kv fields) num(k string, dst *int64) error {
+	v, err := kv.str(k)
+	if err != nil {
+		return err
+	}
+	if v[0] < '0' || v[0] > '9' || (len(v) > 1 && v[0] == '0') {
+		return fmt.Errorf("%s=%s is not an unsigned decimal number", k, v)
+	}
+	n, perr := strconv.ParseInt(v, 10, 64)
+	if perr != nil {
+		return fmt.Errorf("%s=%s is not a number that fits 63 bits", k, v)
+	}
+	*dst = n
+	return nil
+}

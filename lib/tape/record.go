@@ -1,0 +1,595 @@
+// Package tape formats, parses, writes and resolves the records of a tally
+// store's tape (SPEC §5).
+//
+// The tape is append-only text, one record a line:
+//
+//	2026-10-10T13:55:30Z requests{status="200"} 431
+//	seal 2026-10-10T13:55:30Z width=10s entries=443 at=web1:186350
+//	!late 2026-10-10T13:55:20Z id=web1 offset=190210 end=190900 count=3
+//	!drop id=web1 offset=200111 end=200300 count=1 reason=no-time
+//	!cap 2026-10-10T13:55:30Z metric=requests id=web1 offset=190000 end=190210 count=17
+//	end at=web1:98709338
+//
+// Invariants:
+//   - Append and Parse are inverses: Parse(Append(r)) == r for every record
+//     Append accepts, so a tape written by tally reads back exactly.
+//   - A label value is arbitrary bytes; on the tape it is escaped as \\, \",
+//     \n and \xHH for each byte that is not part of valid UTF-8, so no value
+//     can end its quotes, its line or its record: a log line cannot forge a
+//     tape record.
+//   - Times are bucket starts, RFC 3339 in UTC.
+package tape
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Kind is the kind of a tape record.
+type Kind uint8
+
+// The record kinds of SPEC §5.
+const (
+	Series Kind = iota + 1 // a sealed bucket's value for one series
+	Seal                   // closes a bucket's group
+	Late                   // !late: entries for a sealed bucket
+	Drop                   // !drop: entries that did not parse
+	Cap                    // !cap: entries over the series cap of a metric
+	End                    // input was complete up to these positions
+)
+
+// String returns the word that starts the record's line (or "series").
+func (k Kind) String() string {
+	switch k {
+	case Series:
+		return "series"
+	case Seal:
+		return "seal"
+	case Late:
+		return "!late"
+	case Drop:
+		return "!drop"
+	case Cap:
+		return "!cap"
+	case End:
+		return "end"
+	}
+	return "unknown"
+}
+
+// Label is one label of a series. Value holds the bytes as logged, unescaped.
+type Label struct {
+	Name, Value string
+}
+
+// Pos is one store's position in a seal's or an end's at= list.
+type Pos struct {
+	ID  string
+	Pos int64
+}
+
+// Record is one tape line. Which fields are meaningful depends on Kind:
+//
+//	Series: Start, Metric, Labels, Value
+//	Seal:   Start, Width, Entries, At
+//	Late:   Start, ID, Offset, End, Count
+//	Drop:   ID, Offset, End, Count, Reason
+//	Cap:    Start, Metric, ID, Offset, End, Count
+//	End:    At
+type Record struct {
+	Kind    Kind
+	Start   int64 // bucket start, Unix nanoseconds
+	Metric  string
+	Labels  []Label // in the document's by= order
+	Value   float64
+	Width   time.Duration
+	Entries int64
+	At      []Pos
+	ID      string
+	Offset  int64
+	End     int64
+	Count   int64
+	Reason  string
+}
+
+// AtPos returns the position of store id in r.At, and whether it is listed.
+func (r *Record) AtPos(id string) (int64, bool) {
+	for _, p := range r.At {
+		if p.ID == id {
+			return p.Pos, true
+		}
+	}
+	return 0, false
+}
+
+// Append appends r's line, with its '\n', to b.
+func Append(b []byte, r *Record) []byte {
+	switch r.Kind {
+	case Series:
+		b = AppendTime(b, r.Start)
+		b = append(b, ' ')
+		b = AppendSeries(b, r.Metric, r.Labels)
+		b = append(b, ' ')
+		b = AppendValue(b, r.Value)
+	case Seal:
+		b = append(b, "seal "...)
+		b = AppendTime(b, r.Start)
+		b = append(b, " width="...)
+		b = AppendDuration(b, r.Width)
+		b = appendNum(b, " entries=", r.Entries)
+		b = appendAt(b, r.At)
+	case Late:
+		b = append(b, "!late "...)
+		b = AppendTime(b, r.Start)
+		b = appendRange(b, r)
+	case Drop:
+		b = append(b, "!drop"...)
+		b = appendRange(b, r)
+		b = append(b, " reason="...)
+		b = append(b, r.Reason...)
+	case Cap:
+		b = append(b, "!cap "...)
+		b = AppendTime(b, r.Start)
+		b = append(b, " metric="...)
+		b = append(b, r.Metric...)
+		b = appendRange(b, r)
+	case End:
+		b = append(b, "end"...)
+		b = appendAt(b, r.At)
+	default:
+		panic(fmt.Sprintf("tape: Append of a record of kind %d", r.Kind))
+	}
+	return append(b, '\n')
+}
+
+func appendRange(b []byte, r *Record) []byte {
+	b = append(b, " id="...)
+	b = append(b, r.ID...)
+	b = appendNum(b, " offset=", r.Offset)
+	b = appendNum(b, " end=", r.End)
+	return appendNum(b, " count=", r.Count)
+}
+
+func appendAt(b []byte, at []Pos) []byte {
+	if len(at) == 0 {
+		return b
+	}
+	b = append(b, " at="...)
+	for i, p := range at {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p.ID...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, p.Pos, 10)
+	}
+	return b
+}
+
+func appendNum(b []byte, key string, n int64) []byte {
+	b = append(b, key...)
+	return strconv.AppendInt(b, n, 10)
+}
+
+// AppendTime appends a bucket start as RFC 3339 in UTC, with a fraction only
+// when the start is not on a whole second.
+func AppendTime(b []byte, ns int64) []byte {
+	t := time.Unix(0, ns).UTC()
+	if ns%int64(time.Second) == 0 {
+		return t.AppendFormat(b, time.RFC3339)
+	}
+	return t.AppendFormat(b, time.RFC3339Nano)
+}
+
+// ParseTime parses an RFC 3339 time into Unix nanoseconds.
+func ParseTime(s string) (int64, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an RFC 3339 time", s)
+	}
+	return t.UnixNano(), nil
+}
+
+// AppendDuration appends d in the largest whole unit of h, m, s, ms, us, ns
+// ("10s", "5m", "1h", "250ms"), which time.ParseDuration reads back.
+func AppendDuration(b []byte, d time.Duration) []byte {
+	units := []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}, {time.Millisecond, "ms"}, {time.Microsecond, "us"}}
+	for _, u := range units {
+		if d != 0 && d%u.d == 0 {
+			b = strconv.AppendInt(b, int64(d/u.d), 10)
+			return append(b, u.name...)
+		}
+	}
+	b = strconv.AppendInt(b, int64(d), 10)
+	return append(b, "ns"...)
+}
+
+// AppendValue appends v in its shortest exact decimal form, without exponent
+// ("431", "0.25").
+func AppendValue(b []byte, v float64) []byte {
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
+// AppendSeries appends metric{name="value",...}, escaping each value, or
+// the bare metric name when there are no labels.
+func AppendSeries(b []byte, metric string, labels []Label) []byte {
+	b = append(b, metric...)
+	if len(labels) == 0 {
+		return b
+	}
+	b = append(b, '{')
+	for i, l := range labels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, l.Name...)
+		b = append(b, '=', '"')
+		b = AppendEscaped(b, l.Value)
+		b = append(b, '"')
+	}
+	return append(b, '}')
+}
+
+// AppendEscaped appends v escaped for the tape: \\, \", \n, and \xHH for
+// each byte that is not part of valid UTF-8.
+func AppendEscaped[S ~string | ~[]byte](b []byte, v S) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(v); {
+		c := v[i]
+		switch {
+		case c == '\\':
+			b = append(b, '\\', '\\')
+		case c == '"':
+			b = append(b, '\\', '"')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+		default:
+			r, n := decodeRune(v[i:])
+			if r == utf8.RuneError && n <= 1 {
+				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
+				i++
+				continue
+			}
+			b = append(b, v[i:i+n]...)
+			i += n
+			continue
+		}
+		i++
+	}
+	return b
+}
+
+func decodeRune[S ~string | ~[]byte](v S) (rune, int) {
+	switch s := any(v).(type) {
+	case string:
+		return utf8.DecodeRuneInString(s)
+	case []byte:
+		return utf8.DecodeRune(s)
+	}
+	return utf8.DecodeRuneInString(string(v))
+}
+
+// Unescape reverses AppendEscaped.
+func Unescape(s string) (string, error) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, nil
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", errors.New("a label value ends in a lone backslash")
+		}
+		i++
+		switch s[i] {
+		case '\\', '"':
+			out = append(out, s[i])
+		case 'n':
+			out = append(out, '\n')
+		case 'x':
+			if i+3 > len(s) {
+				return "", errors.New(`a label value ends inside a \x escape`)
+			}
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", fmt.Errorf(`\x%s is not a hex byte`, s[i+1:i+3])
+			}
+			out = append(out, byte(v))
+			i += 2
+		default:
+			return "", fmt.Errorf(`\%c is not a tape escape`, s[i])
+		}
+	}
+	return string(out), nil
+}
+
+// Parse parses one tape line, without its '\n'.
+func Parse(line []byte) (Record, error) {
+	r, err := parse(string(line))
+	if err != nil {
+		return Record{}, fmt.Errorf("malformed tape record %q: %w", line, err)
+	}
+	return r, nil
+}
+
+func parse(s string) (Record, error) {
+	word, rest, _ := strings.Cut(s, " ")
+	switch word {
+	case "seal":
+		return parseSeal(rest)
+	case "!late":
+		return parseMarker(Late, rest, true, false)
+	case "!cap":
+		return parseMarker(Cap, rest, true, true)
+	case "!drop":
+		return parseMarker(Drop, rest, false, false)
+	case "end":
+		return parseEnd(rest, s == "end")
+	}
+	return parseSeries(word, rest)
+}
+
+func parseSeries(ts, rest string) (Record, error) {
+	r := Record{Kind: Series}
+	var err error
+	if r.Start, err = ParseTime(ts); err != nil {
+		return r, err
+	}
+	sp := strings.LastIndexByte(rest, ' ')
+	if sp < 0 {
+		return r, errors.New("a series line is TIME SERIES VALUE")
+	}
+	if r.Value, err = ParseValue(rest[sp+1:]); err != nil {
+		return r, err
+	}
+	r.Metric, r.Labels, err = ParseSeries(rest[:sp])
+	return r, err
+}
+
+// ParseValue parses a finite decimal value.
+func ParseValue(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.ContainsAny(s, "xXpPiInN_") {
+		return 0, fmt.Errorf("%q is not a finite decimal value", s)
+	}
+	return v, nil
+}
+
+// ParseSeries parses metric{name="value",...} as AppendSeries writes it.
+func ParseSeries(s string) (string, []Label, error) {
+	brace := strings.IndexByte(s, '{')
+	if brace < 0 {
+		if !ValidMetric(s) {
+			return "", nil, fmt.Errorf("%q is not a metric name", s)
+		}
+		return s, nil, nil
+	}
+	metric := s[:brace]
+	if !ValidMetric(metric) {
+		return "", nil, fmt.Errorf("%q is not a metric name", metric)
+	}
+	var labels []Label
+	p := s[brace+1:]
+	for {
+		eq := strings.IndexByte(p, '=')
+		if eq < 0 || len(p) < eq+2 || p[eq+1] != '"' {
+			return "", nil, errors.New(`a label is name="value"`)
+		}
+		name := p[:eq]
+		if !ValidLabel(name) {
+			return "", nil, fmt.Errorf("%q is not a label name", name)
+		}
+		end, err := closingQuote(p, eq+2)
+		if err != nil {
+			return "", nil, err
+		}
+		val, err := Unescape(p[eq+2 : end])
+		if err != nil {
+			return "", nil, err
+		}
+		labels = append(labels, Label{name, val})
+		p = p[end+1:]
+		switch {
+		case p == "}":
+			return metric, labels, nil
+		case strings.HasPrefix(p, ","):
+			p = p[1:]
+		default:
+			return "", nil, errors.New(`labels are separated by "," and closed by "}"`)
+		}
+	}
+}
+
+// closingQuote returns the index of the quote that ends the value starting
+// at i, skipping escaped characters.
+func closingQuote(s string, i int) (int, error) {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i, nil
+		}
+	}
+	return 0, errors.New("a label value is not closed")
+}
+
+// ValidMetric reports whether s is a Prometheus metric name.
+func ValidMetric(s string) bool { return validName(s, true) }
+
+// ValidLabel reports whether s is a Prometheus label name.
+func ValidLabel(s string) bool { return validName(s, false) }
+
+func validName(s string, colon bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || (colon && c == ':') || (i > 0 && c >= '0' && c <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// kv parses key=value words in exactly the order given: the tape has one
+// spelling for each record, so a reordered or extra key is a torn or forged
+// line.
+func kv(s string, keys ...string) (map[string]string, error) {
+	words := strings.Split(s, " ")
+	if len(words) != len(keys) {
+		return nil, fmt.Errorf("want the keys %s", strings.Join(keys, " "))
+	}
+	out := make(map[string]string, len(keys))
+	for i, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k != keys[i] {
+			return nil, fmt.Errorf("want %s= in place of %q", keys[i], w)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func num(v string) (int64, error) {
+	if v == "" || v[0] < '0' || v[0] > '9' || (len(v) > 1 && v[0] == '0') {
+		return 0, fmt.Errorf("%q is not an unsigned decimal number", v)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number that fits 63 bits", v)
+	}
+	return n, nil
+}
+
+func parseSeal(rest string) (Record, error) {
+	r := Record{Kind: Seal}
+	ts, rest, _ := strings.Cut(rest, " ")
+	var err error
+	if r.Start, err = ParseTime(ts); err != nil {
+		return r, err
+	}
+	keys := []string{"width", "entries", "at"}
+	if strings.Count(rest, " ") == 1 {
+		keys = keys[:2]
+	}
+	m, err := kv(rest, keys...)
+	if err != nil {
+		return r, err
+	}
+	if r.Width, err = time.ParseDuration(m["width"]); err != nil || r.Width <= 0 {
+		return r, fmt.Errorf("width=%s is not a positive duration", m["width"])
+	}
+	if r.Entries, err = num(m["entries"]); err != nil {
+		return r, err
+	}
+	r.At, err = parseAt(m["at"], len(keys) == 3)
+	return r, err
+}
+
+func parseEnd(rest string, bare bool) (Record, error) {
+	r := Record{Kind: End}
+	if bare {
+		return r, nil
+	}
+	m, err := kv(rest, "at")
+	if err != nil {
+		return r, err
+	}
+	r.At, err = parseAt(m["at"], true)
+	return r, err
+}
+
+func parseAt(s string, present bool) ([]Pos, error) {
+	if !present {
+		return nil, nil
+	}
+	var at []Pos
+	for _, w := range strings.Split(s, ",") {
+		id, p, ok := strings.Cut(w, ":")
+		if !ok || !validID(id) {
+			return nil, fmt.Errorf("at=%s is not id:pos,id:pos", s)
+		}
+		n, err := num(p)
+		if err != nil {
+			return nil, err
+		}
+		at = append(at, Pos{id, n})
+	}
+	return at, nil
+}
+
+func validID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func parseMarker(k Kind, rest string, timed, metric bool) (Record, error) {
+	r := Record{Kind: k}
+	var err error
+	if timed {
+		var ts string
+		ts, rest, _ = strings.Cut(rest, " ")
+		if r.Start, err = ParseTime(ts); err != nil {
+			return r, err
+		}
+	}
+	keys := []string{"id", "offset", "end", "count"}
+	if metric {
+		keys = append([]string{"metric"}, keys...)
+	}
+	if k == Drop {
+		keys = append(keys, "reason")
+	}
+	m, err := kv(rest, keys...)
+	if err != nil {
+		return r, err
+	}
+	r.Metric, r.ID, r.Reason = m["metric"], m["id"], m["reason"]
+	if metric && !ValidMetric(r.Metric) {
+		return r, fmt.Errorf("metric=%s is not a metric name", r.Metric)
+	}
+	if !validID(r.ID) {
+		return r, fmt.Errorf("id=%s is not [A-Za-z0-9._-]+", r.ID)
+	}
+	if k == Drop && r.Reason == "" {
+		return r, errors.New("reason= is empty")
+	}
+	if r.Offset, err = num(m["offset"]); err != nil {
+		return r, err
+	}
+	if r.End, err = num(m["end"]); err != nil {
+		return r, err
+	}
+	if r.Count, err = num(m["count"]); err != nil {
+		return r, err
+	}
+	if r.End <= r.Offset || r.Count == 0 || r.Count > r.End-r.Offset {
+		return r, fmt.Errorf("offset=%d end=%d cannot hold count=%d entries", r.Offset, r.End, r.Count)
+	}
+	return r, nil
+}
