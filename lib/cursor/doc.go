@@ -1,1 +1,17 @@
+// Package cursor reads and writes feed's cursor file: each store's durable
+// resume position (the last valid progress offset its consumer reported), by
+// store id.
+//
+// The file is text, one line per store in the protocol's syntax
+// ("store id=web1 offset=186350"), sorted by id; a reader ignores keys it
+// does not know, so later versions can add some (a generation, say).
+//
+// Invariants:
+//   - A missing file is a first run: no store has a position yet.
+//   - A file that cannot be read or does not parse is an error, never a silent
+//     restart from 0 (that would re-derive, or double-count, a whole store).
+//   - Save replaces the file atomically (temp file in the same directory,
+//     fsync, rename, fsync of the directory): after a crash the file is the
+//     old one or the new one, whole. Its mode is 0644 less the umask.
+//   - Save does not rate-limit itself; its caller decides how often to save.
 package cursor

@@ -1,0 +1,101 @@
+package cursor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestAMissingCursorIsAFirstRun(t *testing.T) {
+	c, err := Load(filepath.Join(t.TempDir(), "cursor"))
+	if err != nil || len(c) != 0 {
+		t.Fatalf("Load of a missing file = %v, %v; want an empty cursor", c, err)
+	}
+}
+
+func TestSaveThenLoadGivesTheSamePositions(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cursor")
+	want := Cursor{"web2": 7, "web1": 186350}
+	if err := want.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if string(data) != "store id=web1 offset=186350\nstore id=web2 offset=7\n" {
+		t.Fatalf("file = %q", data)
+	}
+	got, err := Load(p)
+	if err != nil || len(got) != 2 || got["web1"] != 186350 || got["web2"] != 7 {
+		t.Fatalf("Load = %v, %v; want %v", got, err, want)
+	}
+}
+
+func TestSaveReplacesTheFileWholeAndLeavesNoTempFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cursor")
+	if err := (Cursor{"a": 1, "b": 2, "c": 3}).Save(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Cursor{"a": 10}).Save(p); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if string(data) != "store id=a offset=10\n" {
+		t.Fatalf("file = %q, want only the new cursor", data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("directory holds %d files, want the cursor alone", len(entries))
+	}
+}
+
+func TestSaveGivesMode0644LessTheUmask(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	p := filepath.Join(t.TempDir(), "cursor")
+	// A stale temp file of another mode must not leak its mode.
+	if err := os.WriteFile(p+".tmp", []byte("junk"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Cursor{"a": 1}).Save(p); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("mode = %v, %v; want 0640 under umask 027", fi.Mode().Perm(), err)
+	}
+}
+
+func TestUnknownKeysAreIgnored(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cursor")
+	os.WriteFile(p, []byte("store id=web1 offset=5 generation=3\n"), 0o644)
+	c, err := Load(p)
+	if err != nil || c["web1"] != 5 {
+		t.Fatalf("Load = %v, %v; want web1 at 5", c, err)
+	}
+}
+
+func TestAMalformedCursorIsAnErrorNotARestart(t *testing.T) {
+	for name, text := range map[string]string{
+		"garbage":      "hello\n",
+		"torn":         "store id=web1 offset=18",
+		"other kind":   "batch id=a offset=0 end=2 entries=1\n",
+		"bad number":   "store id=web1 offset=-1\n",
+		"duplicate id": "store id=a offset=1\nstore id=a offset=2\n",
+		"empty line":   "store id=a offset=1\n\n",
+	} {
+		p := filepath.Join(t.TempDir(), "cursor")
+		os.WriteFile(p, []byte(text), 0o644)
+		if c, err := Load(p); err == nil || !strings.Contains(err.Error(), "remove") {
+			t.Errorf("%s: Load = %v, %v; want an error saying what to do", name, c, err)
+		}
+	}
+}
+
+func TestAnUnreadableCursorIsAnError(t *testing.T) {
+	// A directory in the cursor's place cannot be read, even by root.
+	if c, err := Load(t.TempDir()); err == nil {
+		t.Fatalf("Load of a directory = %v, want an error", c)
+	}
+}

@@ -1,0 +1,223 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeStore(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "web1.log")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func appendStore(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(content); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// drain reads every chunk available now.
+func drain(t *testing.T, r *Reader, maxEntries, maxBytes int) []Chunk {
+	t.Helper()
+	var out []Chunk
+	for {
+		c, ok, err := r.Next(maxEntries, maxBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return out
+		}
+		c.Data = bytes.Clone(c.Data)
+		out = append(out, c)
+	}
+}
+
+func TestChunksCarryExactPositionsAndEntries(t *testing.T) {
+	r, err := Open(writeStore(t, "a\nbb\n\nccc\ndddd\n"), 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := drain(t, r, 2, 1<<20)
+	want := []Chunk{
+		{Offset: 0, End: 5, Entries: 2, Data: []byte("a\nbb\n")},
+		{Offset: 5, End: 10, Entries: 2, Data: []byte("\nccc\n")},
+		{Offset: 10, End: 15, Entries: 1, Data: []byte("dddd\n")},
+	}
+	assertChunks(t, got, want)
+	if r.Pos() != 15 {
+		t.Fatalf("Pos() = %d, want 15", r.Pos())
+	}
+}
+
+func TestReadingStartsAtTheGivenPosition(t *testing.T) {
+	r, err := Open(writeStore(t, "a\nbb\nccc\n"), 2, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{{Offset: 2, End: 9, Entries: 2, Data: []byte("bb\nccc\n")}})
+}
+
+func TestChunkStopsNearMaxBytesButHoldsAtLeastOneEntry(t *testing.T) {
+	r, err := Open(writeStore(t, "aaaa\nbbbb\ncccc\n"), 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := drain(t, r, 100, 3)
+	if len(got) != 3 || got[0].Entries != 1 || got[2].End != 15 {
+		t.Fatalf("chunks = %+v, want three chunks of one entry each", got)
+	}
+}
+
+func TestAPartialLastLineIsHeldBackUntilComplete(t *testing.T) {
+	p := writeStore(t, "one\ntw")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{{Offset: 0, End: 4, Entries: 1, Data: []byte("one\n")}})
+	if r.Pos() != 4 {
+		t.Fatalf("Pos() = %d after a partial line, want 4", r.Pos())
+	}
+	appendStore(t, p, "o\nthree")
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{{Offset: 4, End: 8, Entries: 1, Data: []byte("two\n")}})
+}
+
+func TestALineOverMaxLineIsOneSkipAndReadingGoesOn(t *testing.T) {
+	long := strings.Repeat("x", 11)
+	r, err := Open(writeStore(t, "ok\n"+long+"\nfine\n"), 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{
+		{Offset: 0, End: 3, Entries: 1, Data: []byte("ok\n")},
+		{Offset: 3, End: 15, Skip: SkipTooLong},
+		{Offset: 15, End: 20, Entries: 1, Data: []byte("fine\n")},
+	})
+}
+
+func TestALineOfExactlyMaxLineIsAnEntry(t *testing.T) {
+	r, err := Open(writeStore(t, "0123456789\n"), 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{{Offset: 0, End: 11, Entries: 1, Data: []byte("0123456789\n")}})
+}
+
+func TestALineLongerThanTheBufferIsStreamedPastAsOneSkip(t *testing.T) {
+	// 3 MiB without '\n' exceeds the readSize+maxLine+1 buffer several times.
+	long := strings.Repeat("y", 3<<20)
+	p := writeStore(t, "a\n"+long)
+	r, err := Open(p, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	drain(t, r, 100, 1<<20)
+	if r.Pos() != 2 {
+		t.Fatalf("Pos() = %d while the long line is incomplete, want 2", r.Pos())
+	}
+	if len(r.buf) > readSize+101 {
+		t.Fatalf("buffer grew to %d bytes: the long line was loaded", len(r.buf))
+	}
+	appendStore(t, p, "\nb\n")
+	end := int64(2 + len(long) + 1)
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{
+		{Offset: 2, End: end, Skip: SkipTooLong},
+		{Offset: end, End: end + 2, Entries: 1, Data: []byte("b\n")},
+	})
+}
+
+func TestEntriesSpanningManyReadsAreAllDelivered(t *testing.T) {
+	var sb strings.Builder
+	for sb.Len() < 5*readSize {
+		sb.WriteString("127.0.0.1 - - [10/Oct/2026:13:55:36 +0000] \"GET /x HTTP/1.1\" 200 2326\n")
+	}
+	r, err := Open(writeStore(t, sb.String()), 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got bytes.Buffer
+	next := int64(0)
+	for _, c := range drain(t, r, 512, 8<<20) {
+		if c.Offset != next || c.End-c.Offset != int64(len(c.Data)) || bytes.Count(c.Data, []byte("\n")) != c.Entries {
+			t.Fatalf("chunk %d..%d with %d entries and %d bytes does not follow %d", c.Offset, c.End, c.Entries, len(c.Data), next)
+		}
+		next = c.End
+		got.Write(c.Data)
+	}
+	if got.String() != sb.String() {
+		t.Fatalf("delivered %d bytes, want the %d of the store", got.Len(), sb.Len())
+	}
+}
+
+func TestAStoreShorterThanItsPositionIsRefusedOnOpen(t *testing.T) {
+	_, err := Open(writeStore(t, "a\n"), 100, DefaultMaxLine)
+	var short *ShorterError
+	if !errors.As(err, &short) || !strings.Contains(err.Error(), "--reset") {
+		t.Fatalf("Open past the end: err = %v, want a ShorterError naming --reset", err)
+	}
+}
+
+func TestAStoreTruncatedWhileReadIsRefused(t *testing.T) {
+	p := writeStore(t, "a\nb\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	drain(t, r, 100, 1<<20)
+	if err := os.Truncate(p, 1); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = r.Next(100, 1<<20)
+	var short *ShorterError
+	if !errors.As(err, &short) || short.Size != 1 || short.Pos != 4 {
+		t.Fatalf("Next after truncation: err = %v, want ShorterError 1 < 4", err)
+	}
+}
+
+func TestNextRefusesZeroEntries(t *testing.T) {
+	r, err := Open(writeStore(t, "a\n"), 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, _, err := r.Next(0, 1); err == nil {
+		t.Fatal("Next(0, 1) succeeded")
+	}
+}
+
+func assertChunks(t *testing.T, got, want []Chunk) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d chunks %+v, want %d %+v", len(got), got, len(want), want)
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Offset != w.Offset || g.End != w.End || g.Entries != w.Entries || g.Skip != w.Skip || !bytes.Equal(g.Data, w.Data) {
+			t.Fatalf("chunk %d = %+v (%q), want %+v (%q)", i, g, g.Data, w, w.Data)
+		}
+	}
+}
