@@ -1,8 +1,40 @@
 // Package doc parses tally documents (SPEC §4): what to extract from each
 // entry, how to bucket it by its own time, and which metrics to keep.
+//
+// A document is plain text, one directive a line:
+//
+//	format apache-combined|apache-common|regex RE2
+//	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms or a Go layout
+//	window DURATION [grace=DURATION]
+//	cap N
+//	metric NAME count|sum=F|min=F|max=F [by=F1,F2] [where=F<op>VALUE]
+//
+// Comments: a '#' at the start of a line or after white space starts a
+// comment that runs to the end of the line. The one exception is a
+// "format regex" line: everything after "regex" and the white space that
+// follows it is the RE2, verbatim to the end of the line, so a '#' (or a
+// trailing space) in a regex stays part of it. A Go layout is everything
+// after "layout=" to the end of the line (comment and surrounding white
+// space removed), so it may contain spaces.
+//
+// Invariants of a Doc returned by Parse:
+//   - Format is set; for Regex, Regex compiles and its named groups are
+//     unique and are the fields.
+//   - TimeField is a field of the format and Layout is valid (the built-in
+//     formats default to "time" and "clf").
+//   - Width > 0, Grace >= 0, Cap >= 1 (default 10000).
+//   - There is at least one metric; metric names are Prometheus metric names
+//     and unique; every by= name is a Prometheus label name and a field of
+//     the format, at most once per metric; every sum=/min=/max= and where=
+//     field is a field of the format.
+//   - Every error is a *Error naming the document, the line and what was
+//     expected there.
 package doc
 
-import "time"
+import (
+	"regexp"
+	"time"
+)
 
 // FormatKind says how an entry is cut into fields.
 type FormatKind int
@@ -68,4 +100,50 @@ type Doc struct {
 	Grace     time.Duration
 	Cap       int // most series per metric per bucket
 	Metrics   []Metric
+}
+
+// The named time layouts; any other Layout is a Go layout for time.Parse.
+const (
+	LayoutCLF     = "clf"     // 10/Oct/2000:13:55:36 -0700
+	LayoutRFC3339 = "rfc3339" // 2000-10-10T20:55:36Z, optional fraction
+	LayoutUnix    = "unix"    // seconds since the epoch, optional fraction
+	LayoutUnixMs  = "unixms"  // integer milliseconds since the epoch
+)
+
+// apacheCommonFields are the fields of the Apache common log format, in
+// the order they appear on the line.
+var apacheCommonFields = []string{"host", "ident", "user", "time", "method", "path", "proto", "status", "bytes"}
+
+// apacheCombinedFields adds the combined format's two quoted fields.
+var apacheCombinedFields = append(append([]string(nil), apacheCommonFields...), "referer", "agent")
+
+// Fields returns the names of the format's fields, in order: the fixed
+// fields of the Apache formats, or the regex's named groups in the order
+// they open. It returns nil for a Doc whose format is unset or whose
+// regex does not compile (Parse never returns such a Doc).
+func (d *Doc) Fields() []string {
+	switch d.Format {
+	case ApacheCombined:
+		return append([]string(nil), apacheCombinedFields...)
+	case ApacheCommon:
+		return append([]string(nil), apacheCommonFields...)
+	case Regex:
+		re, err := regexp.Compile(d.Regex)
+		if err != nil {
+			return nil
+		}
+		return namedGroups(re)
+	}
+	return nil
+}
+
+// namedGroups returns a regexp's group names, unnamed groups left out.
+func namedGroups(re *regexp.Regexp) []string {
+	var names []string
+	for _, n := range re.SubexpNames() {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
 }

@@ -1,0 +1,72 @@
+package doc
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// builtinFS holds the shipped documents, one NAME.tally file each; the
+// first line of each is "# NAME: summary".
+//
+//go:embed builtin/*.tally
+var builtinFS embed.FS
+
+// Builtin names a shipped document and says what it measures.
+type Builtin struct{ Name, Summary string }
+
+// Builtins lists the shipped documents, sorted by name.
+func Builtins() []Builtin {
+	entries, _ := builtinFS.ReadDir("builtin") // sorted by file name, so by name
+	var list []Builtin
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".tally")
+		text, _ := BuiltinText(name)
+		list = append(list, Builtin{Name: name, Summary: summary(name, text)})
+	}
+	return list
+}
+
+// summary returns what follows "# NAME:" on a document's first line.
+func summary(name string, text []byte) string {
+	first, _, _ := strings.Cut(string(text), "\n")
+	s, _ := strings.CutPrefix(first, "# "+name+":")
+	return strings.TrimSpace(s)
+}
+
+// BuiltinText returns a shipped document's source.
+func BuiltinText(name string) ([]byte, bool) {
+	if name == "" || strings.ContainsAny(name, "/.") {
+		return nil, false // keep the name inside builtin/ and off other extensions
+	}
+	text, err := builtinFS.ReadFile(path.Join("builtin", name+".tally"))
+	return text, err == nil
+}
+
+// Load parses a shipped document by name, or else the file at nameOrPath.
+func Load(nameOrPath string) (*Doc, error) {
+	if text, ok := BuiltinText(nameOrPath); ok {
+		return Parse(nameOrPath, text)
+	}
+	text, err := os.ReadFile(nameOrPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("doc: %q is neither a built-in document (%s) nor a file; name one of those or give a path", nameOrPath, builtinNames())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("doc: cannot read %s: %v", nameOrPath, err)
+	}
+	return Parse(nameOrPath, text)
+}
+
+// builtinNames lists the shipped documents' names for an error message.
+func builtinNames() string {
+	var names []string
+	for _, b := range Builtins() {
+		names = append(names, b.Name)
+	}
+	return strings.Join(names, ", ")
+}
