@@ -186,11 +186,21 @@ func AppendTime(b []byte, ns int64) []byte {
 	return t.AppendFormat(b, time.RFC3339Nano)
 }
 
+// The span of times that Unix nanoseconds in an int64 can hold: outside it
+// UnixNano is undefined, so a tape time there could not read back.
+var (
+	minTime = time.Unix(0, math.MinInt64)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
+
 // ParseTime parses an RFC 3339 time into Unix nanoseconds.
 func ParseTime(s string) (int64, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return 0, fmt.Errorf("%q is not an RFC 3339 time", s)
+	}
+	if t.Before(minTime) || t.After(maxTime) {
+		return 0, fmt.Errorf("%q is outside the years 1678 to 2262 that a tape can hold", s)
 	}
 	return t.UnixNano(), nil
 }
@@ -321,9 +331,20 @@ func Unescape(s string) (string, error) {
 func Parse(line []byte) (Record, error) {
 	r, err := parse(string(line))
 	if err != nil {
-		return Record{}, fmt.Errorf("malformed tape record %q: %w", line, err)
+		return Record{}, fmt.Errorf("malformed tape record %q: %w", clip(line), err)
 	}
 	return r, nil
+}
+
+// clipLen bounds how much of a malformed line an error quotes: a label
+// value may be megabytes long.
+const clipLen = 160
+
+func clip(line []byte) string {
+	if len(line) <= clipLen {
+		return string(line)
+	}
+	return string(line[:clipLen]) + "..."
 }
 
 func parse(s string) (Record, error) {

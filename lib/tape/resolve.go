@@ -1,0 +1,305 @@
+package tape
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Filter selects what Resolve keeps while it streams, so that memory is
+// bounded by the (bucket, series) pairs selected, not by the tape's size.
+type Filter struct {
+	Metrics  []string  // nil: every metric; filters series and !cap markers
+	From, To time.Time // bucket starts in [From, To); a zero time is unbounded
+}
+
+// Options tune Resolve.
+type Options struct {
+	Filter
+	// TolerateTorn ends the tape at a torn last line instead of failing:
+	// a tape followed while it is written may end mid-line.
+	TolerateTorn bool
+	// OnDuplicate, when set, receives each duplicate as it is found
+	// instead of Resolved.Duplicates collecting it.
+	OnDuplicate func(Dup)
+}
+
+// SeriesText is one distinct series of a tape, parsed once however many
+// buckets it appears in.
+type SeriesText struct {
+	Text   string // as on the tape: metric{name="escaped",...}
+	Metric string
+	Labels []Label // in the tape's order, unescaped
+}
+
+// Point is the resolved value of one (bucket, series) pair.
+type Point struct {
+	Start  int64 // bucket start, Unix nanoseconds
+	Series *SeriesText
+	Value  float64
+	Line   int // the line that gave the value: the pair's last
+}
+
+// Dup is a second line for one (bucket, series) pair. The old defect wrote
+// such fragments; a differing value is its signature, an equal one a
+// harmless repeat that tgcheck --scan still reports.
+type Dup struct {
+	Start    int64
+	Series   *SeriesText
+	Old, New float64
+	OldLine  int
+	Line     int // the replacing line
+}
+
+// Differs reports whether the duplicate changed the pair's value.
+func (d Dup) Differs() bool { return d.Old != d.New }
+
+// Totals counts the markers of one kind.
+type Totals struct {
+	Markers int64 // marker lines
+	Entries int64 // the sum of their count=
+}
+
+// Resolved is what a tape says once every pair has its last value.
+//
+// Invariants: Points holds one value per (Start, Series.Text), sorted by
+// Start then Series.Text; Seals, Markers and Totals hold only what the
+// filter selected (a !drop has no bucket or metric and is always kept; a
+// !late is kept whatever the metric filter).
+type Resolved struct {
+	Points     []Point
+	Seals      map[int64][]Record // bucket start: its seal lines, in tape order
+	Markers    []Record           // !late, !drop, !cap in tape order
+	Totals     map[Kind]Totals    // per marker kind
+	End        *Record            // the last end record, nil while the tape is open
+	Duplicates []Dup              // when Options.OnDuplicate is nil
+	Lines      int                // whole lines read
+	Torn       bool               // a torn last line was tolerated (and ignored)
+}
+
+// pair is a (bucket, series) key; the series is an index into resolver.series.
+type pair struct {
+	start  int64
+	series int32
+}
+
+type value struct {
+	v    float64
+	line int
+}
+
+type resolver struct {
+	opt      Options
+	metrics  map[string]bool // nil: every metric
+	from, to int64           // bucket starts in [from, to)
+	ids      map[string]int32
+	series   []*SeriesText
+	keep     []bool // per series: does the metric filter select it
+	points   map[pair]value
+	lastTime []byte // the last series line's time text, and its value:
+	lastNS   int64  // consecutive lines share a bucket, so parse it once
+	res      Resolved
+}
+
+// Resolve streams the tape in r and returns what it says. Errors are
+// *LineError naming the line (or an I/O error); nothing partial is
+// returned with an error.
+func Resolve(r io.Reader, opt Options) (*Resolved, error) {
+	rv := newResolver(opt)
+	tr := NewReader(r)
+	for {
+		line, err := tr.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if opt.TolerateTorn && errors.Is(err, ErrTorn) {
+				rv.res.Torn = true
+				break
+			}
+			return nil, err
+		}
+		if err := rv.add(line, tr.Line()); err != nil {
+			return nil, &LineError{tr.Line(), err}
+		}
+		rv.res.Lines = tr.Line()
+	}
+	return rv.finish(), nil
+}
+
+func newResolver(opt Options) *resolver {
+	rv := &resolver{
+		opt:    opt,
+		from:   minNS,
+		to:     maxNS,
+		ids:    map[string]int32{},
+		points: map[pair]value{},
+		res:    Resolved{Seals: map[int64][]Record{}, Totals: map[Kind]Totals{}},
+	}
+	if opt.Metrics != nil {
+		rv.metrics = map[string]bool{}
+		for _, m := range opt.Metrics {
+			rv.metrics[m] = true
+		}
+	}
+	if !opt.From.IsZero() {
+		rv.from = opt.From.UnixNano()
+	}
+	if !opt.To.IsZero() {
+		rv.to = opt.To.UnixNano()
+	}
+	return rv
+}
+
+const (
+	minNS = -1 << 63
+	maxNS = 1<<63 - 1
+)
+
+func (rv *resolver) inRange(start int64) bool { return start >= rv.from && start < rv.to }
+
+// add takes one line. Series lines, nearly all of a tape, take a path that
+// allocates only for a series or a bucket time not seen before; a line
+// starting with a digit can only be a series line (its time).
+func (rv *resolver) add(line []byte, n int) error {
+	if len(line) > 0 && line[0] >= '0' && line[0] <= '9' {
+		if rv.addSeries(line, n) {
+			return nil
+		}
+		_, err := Parse(line) // the fast path refused it: say why
+		return err
+	}
+	rec, err := Parse(line)
+	if err != nil {
+		return err
+	}
+	switch rec.Kind {
+	case Seal:
+		if rv.inRange(rec.Start) {
+			rv.res.Seals[rec.Start] = append(rv.res.Seals[rec.Start], rec)
+		}
+	case End:
+		rv.res.End = &rec
+	case Late, Drop, Cap:
+		rv.addMarker(rec)
+	}
+	return nil
+}
+
+// addSeries takes a series line, accepting exactly what Parse accepts, and
+// reports whether it did.
+func (rv *resolver) addSeries(line []byte, n int) bool {
+	sp := bytes.IndexByte(line, ' ')
+	last := bytes.LastIndexByte(line, ' ')
+	if sp < 0 || last <= sp {
+		return false
+	}
+	ts, text, val := line[:sp], line[sp+1:last], line[last+1:]
+	if !bytes.Equal(ts, rv.lastTime) {
+		ns, err := ParseTime(string(ts))
+		if err != nil {
+			return false
+		}
+		rv.lastTime, rv.lastNS = append(rv.lastTime[:0], ts...), ns
+	}
+	v, ok := parseCount(val)
+	if !ok {
+		var err error
+		if v, err = ParseValue(string(val)); err != nil {
+			return false
+		}
+	}
+	id, ok := rv.ids[string(text)]
+	if !ok {
+		metric, labels, err := ParseSeries(string(text))
+		if err != nil {
+			return false
+		}
+		id = rv.intern(string(text), metric, labels)
+	}
+	rv.addPoint(rv.lastNS, id, v, n)
+	return true
+}
+
+// parseCount parses the common value: an unsigned integer of at most 15
+// digits, which a float64 (53-bit mantissa) holds exactly.
+func parseCount(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 15 || (b[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return float64(n), true
+}
+
+// intern gives the series spelled raw its index. The key of a pair is the
+// series' canonical text (as AppendSeries writes it), so that a tape spelling
+// one series two ways (\x41 for A) still resolves it once.
+func (rv *resolver) intern(raw, metric string, labels []Label) int32 {
+	text := string(AppendSeries(nil, metric, labels))
+	id, ok := rv.ids[text]
+	if !ok {
+		id = int32(len(rv.series))
+		rv.ids[text] = id
+		rv.series = append(rv.series, &SeriesText{Text: text, Metric: metric, Labels: labels})
+		rv.keep = append(rv.keep, rv.metrics == nil || rv.metrics[metric])
+	}
+	rv.ids[raw] = id
+	return id
+}
+
+func (rv *resolver) addPoint(start int64, id int32, v float64, n int) {
+	if !rv.keep[id] || !rv.inRange(start) {
+		return
+	}
+	k := pair{start, id}
+	if old, ok := rv.points[k]; ok {
+		d := Dup{Start: start, Series: rv.series[id], Old: old.v, New: v, OldLine: old.line, Line: n}
+		if rv.opt.OnDuplicate != nil {
+			rv.opt.OnDuplicate(d)
+		} else {
+			rv.res.Duplicates = append(rv.res.Duplicates, d)
+		}
+	}
+	rv.points[k] = value{v, n}
+}
+
+func (rv *resolver) addMarker(rec Record) {
+	if rec.Kind != Drop && !rv.inRange(rec.Start) {
+		return
+	}
+	if rec.Kind == Cap && rv.metrics != nil && !rv.metrics[rec.Metric] {
+		return
+	}
+	rv.res.Markers = append(rv.res.Markers, rec)
+	t := rv.res.Totals[rec.Kind]
+	t.Markers++
+	t.Entries += rec.Count
+	rv.res.Totals[rec.Kind] = t
+}
+
+func (rv *resolver) finish() *Resolved {
+	pts := make([]Point, 0, len(rv.points))
+	for k, v := range rv.points {
+		pts = append(pts, Point{Start: k.start, Series: rv.series[k.series], Value: v.v, Line: v.line})
+	}
+	slices.SortFunc(pts, func(a, b Point) int {
+		if a.Start != b.Start {
+			if a.Start < b.Start {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Series.Text, b.Series.Text)
+	})
+	rv.res.Points = pts
+	return &rv.res
+}
