@@ -1,6 +1,148 @@
 package feed
 
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/timbertally/timbertally/lib/store"
+	"github.com/urfave/cli/v2"
+)
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+const description = `feed follows append-only stores and hands their entries, in batches, to a
+consumer it starts itself (argv, no shell), over the line protocol on the
+consumer's stdin and stdout. It sends nothing more for a store until the
+consumer has taken its last batch (the park), and persists each store's last
+reported offset in the cursor file.
+
+Without --follow, each store is read to its end, "end id=" is sent for each,
+and feed exits when the consumer does. A signal or --max stops it without
+"end": the consumer seals nothing early; run the same command to continue.
+
+Example:
+   feed --cursor web.cursor --follow web1=/var/log/apache2/access.log -- tally --run /srv/tally/web`
+
 // Main runs the feed command line on os.Args and returns its exit status.
 func Main() int {
-	panic("unimplemented")
+	var status int
+	app := &cli.App{
+		Name:            "feed",
+		Usage:           "follow stores and hand their entries to a consumer",
+		UsageText:       "feed [options] STORE... -- CONSUMER [ARG...]\n   (STORE is PATH or ID=PATH)",
+		Description:     description,
+		Flags:           flags(),
+		HideHelpCommand: true,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usagef("feed: %v; see feed --help", err)
+		},
+		ExitErrHandler: func(*cli.Context, error) {},
+		Action: func(c *cli.Context) error {
+			opt, err := options(c)
+			if err != nil {
+				return err
+			}
+			signals := make(chan os.Signal, 1)
+			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+			defer signal.Stop(signals)
+			status, err = Run(opt, signals)
+			return err
+		},
+	}
+	err := app.Run(os.Args)
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	case err != nil:
+		fmt.Fprintln(os.Stderr, err)
+		return max(status, 1)
+	}
+	return status
+}
+
+func flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "cursor", Usage: "persist each store's last reported offset in `FILE`, and resume from it"},
+		&cli.BoolFlag{Name: "follow", Usage: "keep following the stores as they grow (poll every 250 ms); never send end"},
+		&cli.IntFlag{Name: "batch-size", Value: 512, Usage: "at most `N` entries per batch"},
+		&cli.Int64Flag{Name: "max", Usage: "stop after `N` entries in all, as an interrupt (no end); 0: no limit"},
+		&cli.BoolFlag{Name: "reset", Usage: "ignore the cursor: every store from 0 (to re-derive a tally store)"},
+		&cli.StringFlag{Name: "from", Value: "start", Usage: "where a store the cursor does not know starts: `start|end`"},
+		&cli.DurationFlag{Name: "idle-tick", Value: defaultIdleTick, Usage: "send idle this often for a store at its live edge (`D`)"},
+		&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "a line over `BYTES` is sent as a skip, not an entry"},
+		&cli.DurationFlag{Name: "stall", Value: defaultStall, Usage: "warn once when a store is parked this long with no report (`D`; 0: never)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (errors still print)"},
+	}
+}
+
+// options checks the command line and builds the run's Options.
+func options(c *cli.Context) (Options, error) {
+	args := c.Args().Slice()
+	dash := slices.Index(args, "--")
+	if dash < 0 || dash+1 == len(args) {
+		return Options{}, usagef("feed: name the consumer after --: feed [options] STORE... -- CONSUMER [ARG...]")
+	}
+	if dash == 0 {
+		return Options{}, usagef("feed: name at least one store before --")
+	}
+	opt := Options{
+		Consumer:  args[dash+1:],
+		Cursor:    c.String("cursor"),
+		Follow:    c.Bool("follow"),
+		BatchSize: c.Int("batch-size"),
+		Max:       c.Int64("max"),
+		Reset:     c.Bool("reset"),
+		IdleTick:  c.Duration("idle-tick"),
+		MaxLine:   c.Int("max-line"),
+		Stall:     c.Duration("stall"),
+		Quiet:     c.Bool("quiet"),
+		Stderr:    os.Stderr,
+	}
+	opt.Progress = !opt.Quiet && isatty.IsTerminal(os.Stderr.Fd())
+	switch c.String("from") {
+	case "start":
+	case "end":
+		opt.FromEnd = true
+	default:
+		return Options{}, usagef("feed: --from is start or end, not %q", c.String("from"))
+	}
+	switch {
+	case opt.BatchSize < 1:
+		return Options{}, usagef("feed: --batch-size must be at least 1, not %d", opt.BatchSize)
+	case opt.Max < 0:
+		return Options{}, usagef("feed: --max must be 0 (no limit) or more, not %d", opt.Max)
+	case opt.MaxLine < 1:
+		return Options{}, usagef("feed: --max-line must be at least 1 byte, not %d", opt.MaxLine)
+	case opt.IdleTick <= 0:
+		return Options{}, usagef("feed: --idle-tick must be positive, not %v", opt.IdleTick)
+	case opt.Stall < 0:
+		return Options{}, usagef("feed: --stall must be 0 (never) or positive, not %v", opt.Stall)
+	}
+	seen := map[string]bool{}
+	for _, arg := range args[:dash] {
+		id, path, err := store.ParseSpec(arg)
+		if err != nil {
+			return Options{}, usagef("feed: %v", err)
+		}
+		if seen[id] {
+			return Options{}, usagef("feed: two stores are named %s; name them ID=PATH", id)
+		}
+		seen[id] = true
+		opt.Stores = append(opt.Stores, Store{ID: id, Path: path})
+	}
+	return opt, nil
 }

@@ -208,3 +208,34 @@ func (e *ShorterError) Error() string {
 	return fmt.Sprintf("store: %s is shorter than the position to read from (%d < %d bytes): it was truncated or replaced; run feed with --reset to re-derive from 0",
 		e.Path, e.Size, e.Pos)
 }
+
+// tailStep is how far EndOfLastLine reads back at a time.
+const tailStep = 64 << 10
+
+// EndOfLastLine returns the position after the file's last '\n' (0 when it
+// has none): where to start reading so that only entries appended later are
+// delivered, never the tail of a line already being written.
+func EndOfLastLine(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	buf := make([]byte, tailStep)
+	for end := fi.Size(); end > 0; {
+		from := max(end-tailStep, 0)
+		n, err := f.ReadAt(buf[:end-from], from)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("store: %w", err)
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		end = from
+	}
+	return 0, nil
+}

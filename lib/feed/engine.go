@@ -1,0 +1,513 @@
+package feed
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/cursor"
+	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/store"
+)
+
+// The engine's numbers.
+const (
+	// maxBatchBytes bounds a batch's bytes; one longer entry is still a batch.
+	maxBatchBytes = 8 << 20
+	// pollEvery is how often a store at its end is checked for growth, so new
+	// bytes go out within 250 ms.
+	pollEvery = 250 * time.Millisecond
+	// saveEvery rate-limits cursor writes to 4 a second.
+	saveEvery = 250 * time.Millisecond
+)
+
+// Store is one store to follow: its id on the protocol and its file.
+type Store struct{ ID, Path string }
+
+// Options is a feed run, as the command line gives it.
+type Options struct {
+	Stores    []Store
+	Consumer  []string // argv, started without a shell
+	Cursor    string   // "": nothing is read or persisted
+	Follow    bool
+	BatchSize int
+	Max       int64 // 0: no limit
+	Reset     bool
+	FromEnd   bool // where a store the cursor does not know starts
+	IdleTick  time.Duration
+	MaxLine   int
+	Stall     time.Duration
+	Quiet     bool
+	Progress  bool // draw the progress line on Stderr (a terminal)
+	Stderr    io.Writer
+}
+
+// stream is one store's state in the main loop.
+type stream struct {
+	Store
+	i       int
+	r       *store.Reader
+	next    store.Chunk // prepared while the store is parked
+	ready   bool        // next holds a chunk not yet sent
+	dry     bool        // the last read found nothing new: wait for the poll
+	ended   bool        // one-shot: the end line is sent
+	sentAt  time.Time   // when the last batch went out
+	idleAt  time.Time   // when the last idle went out
+	entryAt time.Time   // when the store last delivered an entry
+	warned  bool        // the stall warning is printed
+}
+
+// feeder runs one feed.
+type feeder struct {
+	opt      Options
+	streams  []*stream
+	led      *ledger
+	con      *consumer
+	sent     int64 // entries sent, for --max
+	pending  int64 // entries in prepared chunks, for --max
+	turn     int   // round robin start
+	hdr      []byte
+	cur      cursor.Cursor
+	saved    []int64 // offsets in the cursor file
+	offs     []int64 // scratch
+	savedAt  time.Time
+	polledAt time.Time
+	signal   atomic.Value // os.Signal that interrupted the run
+	prog     *progress
+}
+
+// errMax stops a run at --max: an interrupt, not an end.
+var errMax = errors.New("feed: --max reached")
+
+// Run feeds the stores to the consumer until the end (one-shot), a signal,
+// --max or an error, persists the cursor and returns the exit status.
+func Run(opt Options, signals <-chan os.Signal) (int, error) {
+	f := &feeder{opt: opt, cur: cursor.Cursor{}}
+	if err := f.open(); err != nil {
+		return 1, err
+	}
+	defer f.closeStores()
+	con, err := startConsumer(opt.Consumer)
+	if err != nil {
+		return 1, err
+	}
+	f.con = con
+	go f.led.read(con.out)
+	go f.watch(signals)
+	f.prog = newProgress(opt.Stderr, opt.Progress)
+	err = f.loop()
+	f.prog.clear()
+	return f.finish(err)
+}
+
+// open reads the cursor and opens every store at its resume position.
+func (f *feeder) open() error {
+	if f.opt.Cursor != "" {
+		c, err := cursor.Load(f.opt.Cursor)
+		if err != nil {
+			return fmt.Errorf("feed: %w", err)
+		}
+		f.cur = c
+	}
+	ids := make([]string, len(f.opt.Stores))
+	start := make([]int64, len(f.opt.Stores))
+	now := time.Now()
+	for i, st := range f.opt.Stores {
+		pos, err := f.resume(st)
+		if err != nil {
+			return err
+		}
+		r, err := store.Open(st.Path, pos, f.opt.MaxLine)
+		if err != nil {
+			return fmt.Errorf("feed: store %s: %w", st.ID, err)
+		}
+		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now})
+		ids[i], start[i] = st.ID, pos
+	}
+	f.led = newLedger(ids, start)
+	f.saved = append([]int64(nil), start...)
+	return nil
+}
+
+// resume returns where a store starts: 0 on --reset, else its cursor
+// position, else (a store the cursor does not know) --from.
+func (f *feeder) resume(st Store) (int64, error) {
+	if pos, ok := f.cur[st.ID]; ok && !f.opt.Reset {
+		return pos, nil
+	}
+	if !f.opt.FromEnd || f.opt.Reset {
+		return 0, nil
+	}
+	pos, err := store.EndOfLastLine(st.Path)
+	if err != nil {
+		return 0, fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	return pos, nil
+}
+
+func (f *feeder) closeStores() {
+	for _, s := range f.streams {
+		s.r.Close()
+	}
+}
+
+// watch turns a signal into an interrupt: it unblocks a write stuck on a
+// consumer that does not read, and wakes the loop.
+func (f *feeder) watch(signals <-chan os.Signal) {
+	sig, ok := <-signals
+	if !ok {
+		return
+	}
+	f.signal.Store(sig)
+	f.con.in.SetWriteDeadline(time.Now())
+	f.led.notify()
+}
+
+// loop sends until every store ended (one-shot), or an interrupt or error.
+func (f *feeder) loop() error {
+	var b []byte
+	b = protocol.AppendHello(b)
+	for _, s := range f.streams {
+		b = protocol.AppendStore(b, s.ID, s.r.Pos())
+	}
+	if err := f.write(b); err != nil {
+		return err
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if err := f.check(); err != nil {
+			return err
+		}
+		if err := f.prepare(); err != nil {
+			return err
+		}
+		if !f.opt.Follow && f.allEnded() {
+			return nil
+		}
+		sent, err := f.sendTurn()
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if err := f.tick(now); err != nil {
+			return err
+		}
+		if sent {
+			continue
+		}
+		var fire <-chan time.Time
+		if due, ok := f.nextDue(now); ok {
+			timer.Reset(due.Sub(now))
+			fire = timer.C
+		}
+		select {
+		case <-f.led.wake:
+		case <-fire:
+		}
+	}
+}
+
+// check returns why the run must stop now, if it must.
+func (f *feeder) check() error {
+	if f.signal.Load() != nil {
+		return errInterrupted
+	}
+	if f.opt.Max > 0 && f.sent >= f.opt.Max {
+		return errMax
+	}
+	err, eof := f.led.status()
+	if err != nil {
+		return err
+	}
+	if eof {
+		return errors.New("feed: the consumer closed its stdout before its input ended")
+	}
+	return nil
+}
+
+var errInterrupted = errors.New("feed: interrupted")
+
+// prepare reads the next chunk of every store that has none, so that it goes
+// out the moment the store is taken; in a one-shot run a store with nothing
+// more gets its end line.
+func (f *feeder) prepare() error {
+	for _, s := range f.streams {
+		if s.ready || s.dry || s.ended {
+			continue
+		}
+		n := f.opt.BatchSize
+		if f.opt.Max > 0 {
+			n = int(min(int64(n), f.opt.Max-f.sent-f.pending))
+			if n <= 0 {
+				continue
+			}
+		}
+		c, ok, err := s.r.Next(n, maxBatchBytes)
+		if err != nil {
+			return fmt.Errorf("feed: store %s: %w", s.ID, err)
+		}
+		switch {
+		case ok:
+			s.next, s.ready = c, true
+			f.pending += int64(c.Entries)
+		case f.opt.Follow:
+			s.dry = true
+		default:
+			s.ended = true
+			if err := f.write(protocol.AppendEnd(f.hdr[:0], s.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (f *feeder) allEnded() bool {
+	for _, s := range f.streams {
+		if !s.ended {
+			return false
+		}
+	}
+	return true
+}
+
+// sendTurn sends at most one prepared chunk per store that is not parked,
+// starting one store further each turn so that stores take turns.
+func (f *feeder) sendTurn() (bool, error) {
+	sent := false
+	n := len(f.streams)
+	for k := 0; k < n; k++ {
+		s := f.streams[(f.turn+k)%n]
+		if !s.ready || f.led.parked(s.i) {
+			continue
+		}
+		if err := f.send(s); err != nil {
+			return sent, err
+		}
+		sent = true
+	}
+	f.turn = (f.turn + 1) % n
+	return sent, nil
+}
+
+// send writes a store's prepared chunk, recording it as delivered first: the
+// consumer may report on it before the write returns.
+func (f *feeder) send(s *stream) error {
+	c := s.next
+	s.ready = false
+	if c.Skip != "" {
+		f.led.deliver(s.i, c.End, false)
+		return f.write(protocol.AppendSkip(f.hdr[:0], s.ID, c.Offset, c.End, c.Skip))
+	}
+	f.led.deliver(s.i, c.End, true)
+	f.hdr = protocol.AppendBatch(f.hdr[:0], s.ID, c.Offset, c.End, c.Entries)
+	if err := f.write(f.hdr); err != nil {
+		return err
+	}
+	if err := f.write(c.Data); err != nil {
+		return err
+	}
+	f.sent += int64(c.Entries)
+	f.pending -= int64(c.Entries)
+	now := time.Now()
+	s.sentAt, s.entryAt = now, now
+	f.prog.count(c.Entries)
+	return nil
+}
+
+// write writes to the consumer's stdin.
+func (f *feeder) write(b []byte) error {
+	_, err := f.con.in.Write(b)
+	switch {
+	case err == nil:
+		return nil
+	case f.signal.Load() != nil:
+		return errInterrupted
+	case errors.Is(err, syscall.EPIPE):
+		return errors.New("feed: the consumer stopped reading its input (broken pipe)")
+	}
+	return fmt.Errorf("feed: writing to the consumer: %w", err)
+}
+
+// tick does what is due by the clock: polls stores at their end, idle lines,
+// stall warnings, the cursor and the progress line.
+func (f *feeder) tick(now time.Time) error {
+	if f.opt.Follow && now.Sub(f.polledAt) >= pollEvery {
+		f.polledAt = now
+		for _, s := range f.streams {
+			s.dry = false
+		}
+	}
+	for _, s := range f.streams {
+		if due, ok := f.idleDue(s); ok && !now.Before(due) {
+			s.idleAt = now
+			quiet := now.Sub(s.entryAt).Milliseconds()
+			if err := f.write(protocol.AppendIdle(f.hdr[:0], s.ID, quiet)); err != nil {
+				return err
+			}
+		}
+		if due, ok := f.stallDue(s); ok && !now.Before(due) {
+			s.warned = true
+			f.warn("feed: store %s has been parked for %v with no report: the consumer is holding a batch; a consumer that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
+		}
+	}
+	if now.Sub(f.savedAt) >= saveEvery {
+		if err := f.save(now); err != nil {
+			return err
+		}
+	}
+	f.prog.draw(now, f.status)
+	return nil
+}
+
+// idleDue says when store s is owed an idle line: only at its live edge
+// (following, everything delivered and taken, nothing new), every idle tick.
+func (f *feeder) idleDue(s *stream) (time.Time, bool) {
+	if !f.opt.Follow || !s.dry || s.ready || f.led.parked(s.i) {
+		return time.Time{}, false
+	}
+	last := s.sentAt
+	if s.idleAt.After(last) {
+		last = s.idleAt
+	}
+	return last.Add(f.opt.IdleTick), true
+}
+
+// stallDue says when a parked store with no report earns its one warning.
+func (f *feeder) stallDue(s *stream) (time.Time, bool) {
+	if s.warned || f.opt.Stall <= 0 || !f.led.parked(s.i) {
+		return time.Time{}, false
+	}
+	last := s.sentAt
+	if at := f.led.since(s.i); at.After(last) {
+		last = at
+	}
+	return last.Add(f.opt.Stall), true
+}
+
+// nextDue returns the earliest clock deadline; none means the loop waits for
+// reports alone.
+func (f *feeder) nextDue(now time.Time) (time.Time, bool) {
+	var due time.Time
+	earliest := func(t time.Time, ok bool) {
+		if ok && (due.IsZero() || t.Before(due)) {
+			due = t
+		}
+	}
+	for _, s := range f.streams {
+		earliest(f.polledAt.Add(pollEvery), f.opt.Follow && s.dry)
+		earliest(f.idleDue(s))
+		earliest(f.stallDue(s))
+	}
+	earliest(f.savedAt.Add(saveEvery), f.unsaved())
+	earliest(f.prog.due())
+	return due, !due.IsZero()
+}
+
+// unsaved reports whether a report moved an offset past the cursor file.
+func (f *feeder) unsaved() bool {
+	if f.opt.Cursor == "" {
+		return false
+	}
+	f.offs = f.led.offsets(f.offs)
+	for i, o := range f.offs {
+		if o != f.saved[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// save persists the last valid offsets when they moved.
+func (f *feeder) save(now time.Time) error {
+	if !f.unsaved() {
+		return nil
+	}
+	for i, s := range f.streams {
+		f.cur[s.ID] = f.offs[i]
+	}
+	if err := f.cur.Save(f.opt.Cursor); err != nil {
+		return fmt.Errorf("feed: %w", err)
+	}
+	copy(f.saved, f.offs)
+	f.savedAt = now
+	return nil
+}
+
+// finish ends the run after loop returned why: it closes the consumer's
+// stdin (no end lines unless every store ended), waits for its last reports
+// and its exit, persists, and gives the exit status.
+func (f *feeder) finish(why error) (int, error) {
+	cerr := f.con.stop()
+	<-f.led.done
+	perr, _ := f.led.status()
+	serr := f.save(time.Now())
+	switch {
+	case why == errInterrupted:
+		sig := f.signal.Load().(os.Signal)
+		f.note("feed: interrupted by %v: no end sent (the consumer seals nothing early); the cursor holds the last reported offsets", sig)
+		return 128 + int(sig.(syscall.Signal)), firstErr(perr, cerr, serr)
+	case why == errMax:
+		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); run again to continue", f.opt.Max)
+		why = nil
+	case why != nil && cerr != nil:
+		// The consumer's own death explains the broken pipe or the early EOF.
+		return 1, cerr
+	}
+	if err := firstErr(why, perr, cerr, serr); err != nil {
+		return 1, err
+	}
+	return 0, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// note prints a note unless -q.
+func (f *feeder) note(format string, args ...any) {
+	if !f.opt.Quiet {
+		f.warn(format, args...)
+	}
+}
+
+// warn prints a warning, clearing the progress line first.
+func (f *feeder) warn(format string, args ...any) {
+	f.prog.clear()
+	fmt.Fprintf(f.opt.Stderr, format+"\n", args...)
+}
+
+// status is the progress line's text: per store, the bytes not yet
+// delivered and whether it is parked.
+func (f *feeder) status() string {
+	var b strings.Builder
+	for _, s := range f.streams {
+		state := "flowing"
+		if f.led.parked(s.i) {
+			state = "parked"
+		}
+		behind := int64(0)
+		if size, err := s.r.Size(); err == nil {
+			behind = max(size-s.r.Pos(), 0)
+		}
+		fmt.Fprintf(&b, " | %s %s behind, %s", s.ID, bytesText(behind), state)
+	}
+	return b.String()
+}
+
+// The defaults of the command line.
+const (
+	defaultIdleTick = time.Second
+	defaultStall    = 30 * time.Second
+)
