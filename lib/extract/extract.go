@@ -1,8 +1,30 @@
 // Package extract cuts entries into fields and finds their time, as a
 // document's format and time directives say.
+//
+// Invariants:
+//   - Extract never panics and never guesses: an entry either has every
+//     field and its time set, or is refused with a reason word ([a-z-]+)
+//     that tally writes on a !drop marker.
+//   - Fields are sub-slices of the entry as logged (quoted fields keep
+//     Apache's escapes); nothing is decoded or copied, and any bytes,
+//     including bytes that are not UTF-8, are fine.
+//   - One trailing '\r' (a CRLF log) is not part of any field, for every
+//     format.
+//   - The built-in Apache formats are parsed by hand, CLF time included,
+//     and extraction allocates nothing per entry. A regex format
+//     allocates its submatch indices per entry.
+//   - A regex matches anywhere in the entry unless it is anchored with ^
+//     and $; a named group that does not take part in the match is an
+//     empty field.
 package extract
 
-import "github.com/timbertally/timbertally/lib/doc"
+import (
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
 
 // Entry is one extracted entry. Fields are indexed as Extractor.Field says
 // and alias the line given to Extract: they are valid until the line's
@@ -16,5 +38,103 @@ type Entry struct {
 // concurrent use (it reuses its buffers so that extraction allocates
 // nothing per entry).
 type Extractor struct {
-	d *doc.Doc
+	d         *doc.Doc
+	names     []string       // field names, in Entry.Fields order
+	re        *regexp.Regexp // Regex format: compiled once
+	groups    []int          // Regex format: field i is submatch groups[i]
+	timeField int            // index of the time field
+	layout    layoutKind
+}
+
+// The reason words Extract gives for an entry it cannot extract.
+const (
+	ReasonFormat  = "format"  // the entry does not have the format's shape
+	ReasonRequest = "request" // an Apache request that is not METHOD TARGET PROTO
+	ReasonStatus  = "status"  // an Apache status that is not three digits
+	ReasonBytes   = "bytes"   // an Apache size that is not digits or "-"
+	ReasonTime    = "time"    // the time field does not parse in the layout
+)
+
+// New makes an extractor for a document as Parse returns it.
+func New(d *doc.Doc) (*Extractor, error) {
+	x := &Extractor{d: d, names: d.Fields()}
+	if d.Format == doc.Regex {
+		re, err := regexp.Compile(d.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("extract: document %s: the regex does not compile: %v", d.Name, err)
+		}
+		x.re = re
+		for i, n := range re.SubexpNames() {
+			if n != "" {
+				x.groups = append(x.groups, i)
+			}
+		}
+	}
+	if len(x.names) == 0 {
+		return nil, fmt.Errorf("extract: document %s has no format with fields; parse it with doc.Parse", d.Name)
+	}
+	x.timeField = slices.Index(x.names, d.TimeField)
+	if x.timeField < 0 {
+		return nil, fmt.Errorf("extract: document %s: time field %q is not a field of its format", d.Name, d.TimeField)
+	}
+	x.layout = layoutOf(d.Layout)
+	return x, nil
+}
+
+// Field returns a field's index in Entry.Fields, or -1 when the format has
+// no such field.
+func (x *Extractor) Field(name string) int {
+	return slices.Index(x.names, name)
+}
+
+// NumFields returns the number of fields of an extracted entry.
+func (x *Extractor) NumFields() int {
+	return len(x.names)
+}
+
+// Extract parses one entry (without its '\n'). It returns "" when the entry
+// was extracted into e (Time and every field set; e.Fields is reused, sized
+// NumFields), else a reason word for a !drop (one of the Reason constants).
+// It never panics and never allocates for the built-in formats.
+func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if cap(e.Fields) < len(x.names) {
+		e.Fields = make([][]byte, len(x.names))
+	}
+	e.Fields = e.Fields[:len(x.names)]
+	switch x.d.Format {
+	case doc.ApacheCombined:
+		reason = apache(line, e.Fields, true)
+	case doc.ApacheCommon:
+		reason = apache(line, e.Fields, false)
+	default:
+		reason = x.regex(line, e.Fields)
+	}
+	if reason != "" {
+		return reason
+	}
+	t, ok := x.time(e.Fields[x.timeField])
+	if !ok {
+		return ReasonTime
+	}
+	e.Time = t
+	return ""
+}
+
+// regex cuts line by the document's regex into its named groups.
+func (x *Extractor) regex(line []byte, f [][]byte) string {
+	m := x.re.FindSubmatchIndex(line)
+	if m == nil {
+		return ReasonFormat
+	}
+	for i, g := range x.groups {
+		if s, end := m[2*g], m[2*g+1]; s >= 0 {
+			f[i] = line[s:end]
+		} else {
+			f[i] = line[:0]
+		}
+	}
+	return ""
 }

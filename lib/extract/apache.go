@@ -1,0 +1,149 @@
+package extract
+
+import "bytes"
+
+// The fields of the Apache formats, in doc's order; the combined format
+// adds referer and agent after bytes.
+const (
+	fHost = iota
+	fIdent
+	fUser
+	fTime
+	fMethod
+	fPath
+	fProto
+	fStatus
+	fBytes
+	fReferer
+	fAgent
+)
+
+// apache cuts an Apache common line, or a combined one, into f:
+//
+//	host ident user [time] "METHOD TARGET PROTO" status bytes[ "referer" "agent"]
+//
+// Fields are separated by exactly one space, as Apache writes them, and
+// nothing may follow the last one.
+func apache(line []byte, f [][]byte, combined bool) string {
+	var ok bool
+	rest := line
+	for _, i := range [...]int{fHost, fIdent, fUser} {
+		if f[i], rest, ok = token(rest); !ok || len(f[i]) == 0 {
+			return ReasonFormat
+		}
+	}
+	if len(rest) == 0 || rest[0] != '[' {
+		return ReasonFormat
+	}
+	end := bytes.IndexByte(rest, ']')
+	if end < 0 || len(rest) < end+2 || rest[end+1] != ' ' {
+		return ReasonFormat
+	}
+	f[fTime], rest = rest[1:end], rest[end+2:]
+	var request []byte
+	if request, rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
+		return ReasonFormat
+	}
+	if !splitRequest(request, f) {
+		return ReasonRequest
+	}
+	f[fStatus], rest, ok = token(rest[1:])
+	if !isStatus(f[fStatus]) {
+		return ReasonStatus
+	}
+	if !ok {
+		return ReasonFormat // the line ends at the status
+	}
+	f[fBytes], rest, ok = token(rest)
+	if !isBytes(f[fBytes]) {
+		return ReasonBytes
+	}
+	if !combined {
+		if ok {
+			return ReasonFormat // something follows the last field
+		}
+		return ""
+	}
+	if !ok {
+		return ReasonFormat
+	}
+	if f[fReferer], rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
+		return ReasonFormat
+	}
+	if f[fAgent], rest, ok = quoted(rest[1:]); !ok || len(rest) != 0 {
+		return ReasonFormat
+	}
+	return ""
+}
+
+// token returns b up to its first space and what follows that space;
+// more is false when b has no space (tok is then all of b).
+func token(b []byte) (tok, rest []byte, more bool) {
+	i := bytes.IndexByte(b, ' ')
+	if i < 0 {
+		return b, b[len(b):], false
+	}
+	return b[:i], b[i+1:], true
+}
+
+// quoted returns the bytes between the '"' that starts b and the first
+// '"' after it that is not escaped by a backslash (Apache writes \" and
+// \\ inside quotes), escapes kept; rest follows the closing quote.
+func quoted(b []byte) (field, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, nil, false
+	}
+	for from := 1; ; {
+		i := bytes.IndexByte(b[from:], '"')
+		if i < 0 {
+			return nil, nil, false
+		}
+		q := from + i
+		if backslashesBefore(b[1:q])%2 == 0 {
+			return b[1:q], b[q+1:], true
+		}
+		from = q + 1
+	}
+}
+
+// backslashesBefore counts the backslashes that end b: an odd count
+// escapes what follows b.
+func backslashesBefore(b []byte) int {
+	n := 0
+	for n < len(b) && b[len(b)-1-n] == '\\' {
+		n++
+	}
+	return n
+}
+
+// splitRequest cuts "METHOD TARGET PROTO" at its first and last space; a
+// target may itself hold spaces. All three must be non-empty.
+func splitRequest(r []byte, f [][]byte) bool {
+	first := bytes.IndexByte(r, ' ')
+	last := bytes.LastIndexByte(r, ' ')
+	if first <= 0 || last-first < 2 || last == len(r)-1 {
+		return false
+	}
+	f[fMethod], f[fPath], f[fProto] = r[:first], r[first+1:last], r[last+1:]
+	return true
+}
+
+// isStatus reports whether b is three digits.
+func isStatus(b []byte) bool {
+	return len(b) == 3 && isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2])
+}
+
+// isBytes reports whether b is "-" (nothing sent) or digits.
+func isBytes(b []byte) bool {
+	if len(b) == 1 && b[0] == '-' {
+		return true
+	}
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

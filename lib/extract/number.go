@@ -1,0 +1,114 @@
+package extract
+
+import (
+	"cmp"
+	"strconv"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+// pow10 holds the powers of ten that a float64 represents exactly (up to
+// 1e22), so that dividing an exact mantissa by one rounds correctly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactDigits is how many decimal digits a float64 mantissa always holds
+// exactly (2^53 ≈ 9.007e15 has 16).
+const exactDigits = 15
+
+// Number parses a numeric field: -?[0-9]+(\.[0-9]+)?. ok is false for "-",
+// an empty field or anything else (sum treats that as 0, min/max skip it).
+// Plain digits, as Apache's bytes field is, take a fast path.
+func Number(b []byte) (v float64, ok bool) {
+	return number(b)
+}
+
+// number parses a field or a where= value alike, without copying either.
+func number[T string | []byte](b T) (float64, bool) {
+	if n := len(b); n > 0 && n <= exactDigits {
+		var m uint64
+		i := 0
+		for ; i < n && isDigit(b[i]); i++ {
+			m = m*10 + uint64(b[i]-'0')
+		}
+		if i == n {
+			return float64(m), true
+		}
+	}
+	return slowNumber(b)
+}
+
+// slowNumber checks the grammar, then reads the value exactly when it has
+// at most exactDigits digits and else by strconv (which copies).
+func slowNumber[T string | []byte](b T) (float64, bool) {
+	i, neg := 0, len(b) > 0 && b[0] == '-'
+	if neg {
+		i++
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, -1
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case isDigit(c):
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot >= 0 {
+				frac++
+			}
+		case c == '.' && dot < 0 && digits > 0:
+			dot = i
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || (dot >= 0 && frac == 0) {
+		return 0, false
+	}
+	if digits > exactDigits {
+		v, err := strconv.ParseFloat(string(b), 64)
+		return v, err == nil
+	}
+	v := float64(m) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// Compare evaluates FIELD OP VALUE: numeric when both sides are numbers
+// (Number), else byte-wise.
+func Compare(field []byte, op doc.Op, value string) bool {
+	if a, ok := number(field); ok {
+		if b, ok := number(value); ok {
+			return holds(cmp.Compare(a, b), op)
+		}
+	}
+	// string(field) in a comparison does not copy the field.
+	c := 0
+	switch {
+	case string(field) < value:
+		c = -1
+	case string(field) > value:
+		c = 1
+	}
+	return holds(c, op)
+}
+
+// holds says whether op holds for a comparison result c (-1, 0 or 1).
+func holds(c int, op doc.Op) bool {
+	switch op {
+	case doc.Eq:
+		return c == 0
+	case doc.Ne:
+		return c != 0
+	case doc.Lt:
+		return c < 0
+	case doc.Le:
+		return c <= 0
+	case doc.Gt:
+		return c > 0
+	case doc.Ge:
+		return c >= 0
+	}
+	return false
+}

@@ -1,0 +1,225 @@
+package extract
+
+import (
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+// layoutKind is how a time field is read.
+type layoutKind int
+
+const (
+	layoutGo layoutKind = iota // time.Parse with the document's layout
+	layoutCLF
+	layoutRFC3339
+	layoutUnix
+	layoutUnixMs
+)
+
+func layoutOf(layout string) layoutKind {
+	switch layout {
+	case doc.LayoutCLF:
+		return layoutCLF
+	case doc.LayoutRFC3339:
+		return layoutRFC3339
+	case doc.LayoutUnix:
+		return layoutUnix
+	case doc.LayoutUnixMs:
+		return layoutUnixMs
+	}
+	return layoutGo
+}
+
+// The Unix seconds that int64 nanoseconds can hold (years 1678 to 2262):
+// a time outside them does not parse rather than wrap around.
+const (
+	minSec = -9223372036
+	maxSec = 9223372036
+)
+
+// time reads a time field as the document's layout says, into Unix
+// nanoseconds.
+func (x *Extractor) time(b []byte) (int64, bool) {
+	switch x.layout {
+	case layoutCLF:
+		return parseCLF(b)
+	case layoutUnix:
+		return parseUnix(b)
+	case layoutUnixMs:
+		return parseUnixMs(b)
+	case layoutRFC3339:
+		// RFC3339 also reads an optional fractional second when parsing.
+		return goTime(time.Parse(time.RFC3339, string(b)))
+	}
+	return goTime(time.Parse(x.d.Layout, string(b))) // UTC unless the layout has a zone
+}
+
+// goTime converts time.Parse's result, refusing times int64 nanoseconds
+// cannot hold.
+func goTime(t time.Time, err error) (int64, bool) {
+	if err != nil || t.Unix() < minSec || t.Unix() >= maxSec {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
+// parseCLF reads Apache's %t without its brackets, exactly 26 bytes:
+//
+//	10/Oct/2000:13:55:36 -0700
+//	0  3   7    12 15 18 21
+//
+// Every range is checked: day against the month's length (leap years
+// included), hour 0-23, minute and second 0-59, zone ±hhmm with hh 0-23
+// and mm 0-59.
+func parseCLF(b []byte) (int64, bool) {
+	if len(b) != 26 || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' || b[20] != ' ' {
+		return 0, false
+	}
+	day, year := num(b[0:2]), num(b[7:11])
+	hour, minute, sec := num(b[12:14]), num(b[15:17]), num(b[18:20])
+	zh, zm := num(b[22:24]), num(b[24:26])
+	month := monthOf(b[3], b[4], b[5])
+	if month == 0 || year < 0 || day < 1 || day > daysIn(month, year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 ||
+		zh < 0 || zh > 23 || zm < 0 || zm > 59 {
+		return 0, false
+	}
+	zone := int64(zh*3600 + zm*60)
+	switch b[21] {
+	case '+':
+		zone = -zone // local time is ahead of UTC: subtract to reach UTC
+	case '-':
+	default:
+		return 0, false
+	}
+	s := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec) + zone
+	if s < minSec || s >= maxSec {
+		return 0, false
+	}
+	return s * int64(time.Second), true
+}
+
+// num reads a run of ASCII digits, or returns -1 when b holds anything else.
+func num(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if !isDigit(c) {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// monthOf returns 1-12 for English month abbreviations (as Apache writes
+// them, whatever the locale), else 0.
+func monthOf(a, b, c byte) int {
+	switch uint32(a)<<16 | uint32(b)<<8 | uint32(c) {
+	case 'J'<<16 | 'a'<<8 | 'n':
+		return 1
+	case 'F'<<16 | 'e'<<8 | 'b':
+		return 2
+	case 'M'<<16 | 'a'<<8 | 'r':
+		return 3
+	case 'A'<<16 | 'p'<<8 | 'r':
+		return 4
+	case 'M'<<16 | 'a'<<8 | 'y':
+		return 5
+	case 'J'<<16 | 'u'<<8 | 'n':
+		return 6
+	case 'J'<<16 | 'u'<<8 | 'l':
+		return 7
+	case 'A'<<16 | 'u'<<8 | 'g':
+		return 8
+	case 'S'<<16 | 'e'<<8 | 'p':
+		return 9
+	case 'O'<<16 | 'c'<<8 | 't':
+		return 10
+	case 'N'<<16 | 'o'<<8 | 'v':
+		return 11
+	case 'D'<<16 | 'e'<<8 | 'c':
+		return 12
+	}
+	return 0
+}
+
+// daysIn returns the length of a month of the proleptic Gregorian calendar.
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil returns the days from 1970-01-01 to a date of the
+// proleptic Gregorian calendar (Howard Hinnant's days_from_civil): years
+// are counted from March so that the leap day ends one, and a 400-year
+// era holds exactly 146097 days. Year 0's January and February fall in
+// year -1, hence the floored era.
+func daysFromCivil(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400                     // [0, 399]
+	mp := int64((month + 9) % 12)          // March = 0
+	doy := (153*mp+2)/5 + int64(day) - 1   // [0, 365]
+	doe := yoe*365 + yoe/4 - yoe/100 + doy // [0, 146096]
+	return era*146097 + doe - 719468       // 719468: days from 0000-03-01 to 1970-01-01
+}
+
+// parseUnix reads seconds since the epoch with an optional fraction
+// ("1700000000", "1700000000.123"); digits past nanoseconds are dropped.
+func parseUnix(b []byte) (int64, bool) {
+	i := 0
+	var sec int64
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		if sec = sec*10 + int64(b[i]-'0'); sec >= maxSec {
+			return 0, false
+		}
+	}
+	if i == 0 {
+		return 0, false
+	}
+	ns := sec * int64(time.Second)
+	if i == len(b) {
+		return ns, true
+	}
+	if b[i] != '.' || i == len(b)-1 {
+		return 0, false
+	}
+	scale := int64(time.Second)
+	for _, c := range b[i+1:] {
+		if !isDigit(c) {
+			return 0, false
+		}
+		scale /= 10
+		ns += int64(c-'0') * scale
+	}
+	return ns, true
+}
+
+// parseUnixMs reads integer milliseconds since the epoch.
+func parseUnixMs(b []byte) (int64, bool) {
+	var ms int64
+	for _, c := range b {
+		if !isDigit(c) {
+			return 0, false
+		}
+		if ms = ms*10 + int64(c-'0'); ms >= maxSec*1000 {
+			return 0, false
+		}
+	}
+	return ms * int64(time.Millisecond), len(b) > 0
+}
