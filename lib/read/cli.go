@@ -1,6 +1,290 @@
+// Package read is tgread: it resolves tapes (SPEC §6) and prints what they
+// say.
+//
+// Invariants:
+//   - One value per (bucket, series) and tape: a later line for the pair
+//     replaces an earlier one, and a differing duplicate (the old defect's
+//     fragment) is reported on stderr once per pair.
+//   - Several tapes merge by their metrics' kinds: a sum for count and sum
+//     metrics (and for metrics no document names), min of mins, max of
+//     maxes; --by-tape keeps them apart with a tape label instead.
+//   - Memory is bounded by the (bucket, series) pairs the filters select:
+//     tapes stream through tape.Resolve with the filters applied.
+//   - stdout holds only the chosen format; everything for humans is on
+//     stderr. Exit 0 ok, 1 runtime error, 2 usage.
 package read
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/tape"
+	"github.com/urfave/cli/v2"
+)
 
 // Main runs the tgread command line on os.Args and returns its exit status.
 func Main() int {
-	panic("unimplemented")
+	tty := isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd())
+	return run(os.Args, os.Stdin, os.Stdout, os.Stderr, tty, time.Now())
+}
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ error }
+
+const description = `Resolves tally tapes: one value per (bucket, series), the last line for a
+pair winning, and prints them. A TALLYSTORE is a directory made by tally
+--provision (its tape, and its document for metric kinds); a TAPE is a file;
+none, or -, reads stdin, where a torn last line (a tape being written) is left
+out. Several tapes merge by summing each series (min of mins, max of maxes),
+or stay apart with --by-tape.
+
+--from/--to take RFC 3339 or a duration relative to now (-1h); from is
+inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
+to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
+the store's document or, for a bare tape, from --kind METRIC=KIND.
+
+--markers lists the !late, !drop and !cap markers in tape syntax, whatever the
+format, then a total per kind (# total !late markers=N entries=M). A !drop has
+no bucket or metric, so --from/--to/--metric never hide one.
+
+Examples:
+   tgread /var/lib/tally/web                       what the store's tape says
+   tgread --format csv --metric requests --from -1h /var/lib/tally/web
+   tgread --step 1m --format json web-a web-b      the fleet, per minute
+   tgread --format openmetrics web > web.om && promtool tsdb create-blocks-from openmetrics web.om data
+   tail -f web/tape | tgread -
+   ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count --step 1h -
+   tgread --markers web                            what was late, dropped or capped`
+
+func app(stdout, stderr io.Writer, settings *settings) *cli.App {
+	return &cli.App{
+		Name:            "tgread",
+		Usage:           "resolve tally tapes and print their metrics",
+		UsageText:       "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
+		Description:     description,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {}, // run maps errors to exit statuses
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{fmt.Errorf("tgread: %v; see tgread --help", err)}
+		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table, tsv, csv, json, tape or openmetrics (default: table on a terminal, else tsv)"},
+			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "only these metrics (repeat, or a comma list)"},
+			&cli.StringFlag{Name: "from", Usage: "first bucket start, inclusive: RFC 3339 or relative to now (-1h)"},
+			&cli.StringFlag{Name: "to", Usage: "last bucket start, exclusive: RFC 3339 or relative to now (-10m)"},
+			&cli.DurationFlag{Name: "step", Usage: "roll buckets up to this step, aligned to the epoch (1m, 1h)"},
+			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max for tapes without a document (for --step)"},
+			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
+			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
+		},
+		Action: func(c *cli.Context) error { return settings.parse(c) },
+	}
+}
+
+// settings is a parsed command line.
+type settings struct {
+	now      time.Time
+	tty      bool
+	format   string
+	opt      tape.Options
+	view     view
+	kindArgs map[string]doc.MetricKind
+	markers  bool
+	names    []string
+	parsed   bool
+}
+
+func (s *settings) parse(c *cli.Context) error {
+	s.parsed = true
+	s.format = c.String("format")
+	if s.format == "" {
+		s.format = "tsv"
+		if s.tty {
+			s.format = "table"
+		}
+	}
+	if _, ok := formats[s.format]; !ok {
+		return usageError{fmt.Errorf("tgread: --format %s is not one of %s", s.format, strings.Join(formatNames(), ", "))}
+	}
+	if m := c.StringSlice("metric"); len(m) > 0 {
+		s.opt.Metrics = m
+	}
+	var err error
+	if s.opt.From, err = parseTime(c.String("from"), s.now); err != nil {
+		return usageError{fmt.Errorf("tgread: --from %v", err)}
+	}
+	if s.opt.To, err = parseTime(c.String("to"), s.now); err != nil {
+		return usageError{fmt.Errorf("tgread: --to %v", err)}
+	}
+	if s.view.step = c.Duration("step"); s.view.step < 0 {
+		return usageError{fmt.Errorf("tgread: --step %v is negative; give a step such as 1m", s.view.step)}
+	}
+	if s.kindArgs, err = parseKinds(c.StringSlice("kind")); err != nil {
+		return usageError{err}
+	}
+	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
+	s.names = c.Args().Slice()
+	if len(s.names) == 0 {
+		s.names = []string{"-"}
+	}
+	stdins := 0
+	for _, n := range s.names {
+		if n == "-" {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		return usageError{errors.New("tgread: stdin (-) is named more than once; name it once")}
+	}
+	return nil
+}
+
+// parseTime reads an RFC 3339 time or a duration relative to now; "" is
+// no bound (the zero time).
+func parseTime(v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		return now.Add(d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-10-10T13:55:30Z) nor a duration from now (-1h)", v)
+}
+
+var kindNames = map[string]doc.MetricKind{"count": doc.Count, "sum": doc.Sum, "min": doc.Min, "max": doc.Max}
+
+func parseKinds(args []string) (map[string]doc.MetricKind, error) {
+	kinds := map[string]doc.MetricKind{}
+	for _, a := range args {
+		name, k, _ := strings.Cut(a, "=")
+		kind, ok := kindNames[k]
+		if !ok || !tape.ValidMetric(name) {
+			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=count|sum|min|max", a)
+		}
+		kinds[name] = kind
+	}
+	return kinds, nil
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now time.Time) int {
+	s := &settings{now: now, tty: tty}
+	if err := app(stdout, stderr, s).Run(args); err != nil {
+		fmt.Fprintln(stderr, err)
+		var u usageError
+		if errors.As(err, &u) {
+			return 2
+		}
+		return 1
+	}
+	if !s.parsed {
+		return 0 // --help
+	}
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	err := s.print(w, stdin, stderr)
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		var u usageError
+		if errors.As(err, &u) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// print resolves every tape named and writes what --format and --markers ask.
+func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
+	var srcs []*source
+	for _, name := range s.names {
+		src, err := open(name, stdin, s.opt, stderr)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, src)
+	}
+	if s.markers {
+		writeMarkers(w, srcs, s.view.byTape)
+		return nil
+	}
+	kinds, err := mergeKinds(srcs, s.kindArgs)
+	if err != nil {
+		return err
+	}
+	s.view.kinds = kinds
+	if err := s.view.checkStep(srcs); err != nil {
+		return usageError{err}
+	}
+	rows, err := s.view.rows(srcs)
+	if err != nil {
+		return err
+	}
+	order := byTime
+	if s.format == "openmetrics" {
+		order = bySeries
+	}
+	slices.SortFunc(rows, order)
+	return formats[s.format](w, rows)
+}
+
+// mergeKinds gathers the metric kinds of every tape's document and --kind;
+// two tapes that disagree on a metric's kind cannot be merged.
+func mergeKinds(srcs []*source, args map[string]doc.MetricKind) (map[string]doc.MetricKind, error) {
+	kinds := map[string]doc.MetricKind{}
+	from := map[string]string{}
+	for _, src := range srcs {
+		for m, k := range src.kinds {
+			if old, ok := kinds[m]; ok && old != k {
+				return nil, fmt.Errorf("tgread: %s and %s give metric %s different kinds, so it cannot be merged; read them apart", from[m], src.name, m)
+			}
+			kinds[m], from[m] = k, src.name
+		}
+	}
+	for m, k := range args {
+		if old, ok := kinds[m]; ok && old != k {
+			return nil, fmt.Errorf("tgread: --kind %s disagrees with the document of %s; leave it out", m, from[m])
+		}
+		kinds[m] = k
+	}
+	return kinds, nil
+}
+
+// writeMarkers lists each tape's markers in tape syntax, then the total
+// per kind over all of them.
+func writeMarkers(w *bufio.Writer, srcs []*source, byTape bool) {
+	totals := map[tape.Kind]tape.Totals{}
+	var b []byte
+	for _, src := range srcs {
+		if byTape {
+			fmt.Fprintf(w, "# tape %s\n", src.name)
+		}
+		for _, m := range src.res.Markers {
+			b = tape.Append(b[:0], &m)
+			w.Write(b)
+		}
+		for k, t := range src.res.Totals {
+			sum := totals[k]
+			sum.Markers += t.Markers
+			sum.Entries += t.Entries
+			totals[k] = sum
+		}
+	}
+	for _, k := range []tape.Kind{tape.Late, tape.Drop, tape.Cap} {
+		fmt.Fprintf(w, "# total %s markers=%d entries=%d\n", k, totals[k].Markers, totals[k].Entries)
+	}
 }

@@ -1,0 +1,264 @@
+package read
+
+import (
+	"bufio"
+	"encoding/csv"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// formats are the --format names, each with how it writes rows.
+var formats = map[string]func(w *bufio.Writer, rows []*row) error{
+	"table":       writeTable,
+	"tsv":         writeTSV,
+	"csv":         writeCSV,
+	"json":        writeJSON,
+	"tape":        writeTape,
+	"openmetrics": writeOpenMetrics,
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendShown appends a label value for a human or a text format: each byte
+// that is not part of valid UTF-8 becomes the text \xHH, and with controls
+// a tab, newline or carriage return becomes \t, \n or \r, so that a value
+// cannot break a line-per-record format.
+func appendShown(b []byte, v string, controls bool) []byte {
+	for i := 0; i < len(v); {
+		c := v[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(v[i:])
+			if r == utf8.RuneError && n == 1 {
+				b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
+			} else {
+				b = append(b, v[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		switch {
+		case controls && c == '\t':
+			b = append(b, '\\', 't')
+		case controls && c == '\n':
+			b = append(b, '\\', 'n')
+		case controls && c == '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, c)
+		}
+		i++
+	}
+	return b
+}
+
+// appendLabels appends k=v,k=v of labels sorted by name.
+func appendLabels(b []byte, labels []tape.Label, controls bool) []byte {
+	for i, l := range labels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, l.Name...)
+		b = append(b, '=')
+		b = appendShown(b, l.Value, controls)
+	}
+	return b
+}
+
+func writeTSV(w *bufio.Writer, rows []*row) error {
+	w.WriteString("time\tmetric\tlabels\tvalue\n")
+	var b []byte
+	for _, r := range rows {
+		b = tape.AppendTime(b[:0], r.start)
+		b = append(b, '\t')
+		b = append(b, r.metric...)
+		b = append(b, '\t')
+		b = appendLabels(b, r.sorted, true)
+		b = append(b, '\t')
+		b = tape.AppendValue(b, r.value)
+		b = append(b, '\n')
+		w.Write(b)
+	}
+	return nil
+}
+
+func writeTable(w *bufio.Writer, rows []*row) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	tw.Write([]byte("TIME\tMETRIC\tLABELS\tVALUE\n"))
+	var b []byte
+	for _, r := range rows {
+		b = tape.AppendTime(b[:0], r.start)
+		b = append(b, '\t')
+		b = append(b, r.metric...)
+		b = append(b, '\t')
+		// tabwriter cells end at a tab: a tab in a value shows as \t.
+		b = appendLabels(b, r.sorted, true)
+		b = append(b, '\t')
+		b = tape.AppendValue(b, r.value)
+		b = append(b, '\n')
+		tw.Write(b)
+	}
+	return tw.Flush()
+}
+
+func writeCSV(w *bufio.Writer, rows []*row) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"time", "metric", "labels", "value"})
+	for _, r := range rows {
+		cw.Write([]string{
+			string(tape.AppendTime(nil, r.start)),
+			r.metric,
+			string(appendLabels(nil, r.sorted, false)),
+			string(tape.AppendValue(nil, r.value)),
+		})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeJSON writes one object a line:
+// {"time":"...","metric":"...","labels":{"k":"v"},"value":N}.
+func writeJSON(w *bufio.Writer, rows []*row) error {
+	var b, shown []byte
+	for _, r := range rows {
+		b = append(b[:0], `{"time":"`...)
+		b = tape.AppendTime(b, r.start)
+		b = append(b, `","metric":`...)
+		b = appendJSONString(b, r.metric)
+		b = append(b, `,"labels":{`...)
+		for i, l := range r.sorted {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, l.Name)
+			b = append(b, ':')
+			shown = appendShown(shown[:0], l.Value, false)
+			b = appendJSONString(b, string(shown))
+		}
+		b = append(b, `},"value":`...)
+		b = tape.AppendValue(b, r.value)
+		b = append(b, "}\n"...)
+		w.Write(b)
+	}
+	return nil
+}
+
+// appendJSONString appends s, valid UTF-8, as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c < 0x20:
+			b = append(b, `\u00`...)
+			b = append(b, hexDigits[c>>4], hexDigits[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// writeTape writes the rows as tape series lines, labels in the tape's order.
+func writeTape(w *bufio.Writer, rows []*row) error {
+	var b []byte
+	for _, r := range rows {
+		rec := tape.Record{Kind: tape.Series, Start: r.start, Metric: r.metric, Labels: r.labels, Value: r.value}
+		b = tape.Append(b[:0], &rec)
+		w.Write(b)
+	}
+	return nil
+}
+
+// writeOpenMetrics writes one gauge family a metric, its samples stamped
+// with the bucket start in seconds, then # EOF; promtool tsdb
+// create-blocks-from openmetrics backfills it. rows must be sorted by series.
+func writeOpenMetrics(w *bufio.Writer, rows []*row) error {
+	var b []byte
+	for i, r := range rows {
+		b = b[:0]
+		if i == 0 || rows[i-1].metric != r.metric {
+			b = append(b, "# TYPE "...)
+			b = append(b, r.metric...)
+			b = append(b, " gauge\n"...)
+		}
+		b = append(b, r.metric...)
+		if len(r.sorted) > 0 {
+			b = append(b, '{')
+			for j, l := range r.sorted {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, l.Name...)
+				b = append(b, '=', '"')
+				b = appendOpenMetricsValue(b, l.Value)
+				b = append(b, '"')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ' ')
+		b = tape.AppendValue(b, r.value)
+		b = append(b, ' ')
+		b = appendSeconds(b, r.start)
+		b = append(b, '\n')
+		w.Write(b)
+	}
+	w.WriteString("# EOF\n")
+	return nil
+}
+
+// appendOpenMetricsValue appends a label value shown as text (\xHH for a
+// byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n.
+func appendOpenMetricsValue(b []byte, v string) []byte {
+	for _, c := range appendShown(nil, v, false) {
+		switch c {
+		case '\\', '"':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// appendSeconds appends Unix nanoseconds as decimal seconds, with a
+// fraction only when there is one.
+func appendSeconds(b []byte, ns int64) []byte {
+	const second = 1e9
+	sec, frac := ns/second, ns%second
+	if frac < 0 {
+		sec, frac = sec-1, frac+second
+	}
+	b = strconv.AppendInt(b, sec, 10)
+	if frac == 0 {
+		return b
+	}
+	f := strconv.AppendInt(nil, frac+second, 10)[1:] // nine digits, zero-padded
+	for f[len(f)-1] == '0' {
+		f = f[:len(f)-1]
+	}
+	b = append(b, '.')
+	return append(b, f...)
+}
+
+// formatNames lists the formats for help and errors.
+func formatNames() []string {
+	names := make([]string, 0, len(formats))
+	for n := range formats {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

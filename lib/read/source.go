@@ -1,0 +1,115 @@
+package read
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// source is one tape named on the command line, resolved.
+type source struct {
+	name  string                    // as named: a tally store, a tape file, or "-"
+	tape  string                    // what duplicate reports call it: the tape's path, or "stdin"
+	kinds map[string]doc.MetricKind // from the tally store's document; nil for a bare tape
+	width time.Duration             // the document's window; 0 for a bare tape
+	res   *tape.Resolved
+}
+
+// label is the tape label --by-tape gives the tape's series: the name it
+// was given by, or stdin.
+func (src *source) label() string {
+	if src.name == "-" {
+		return "stdin"
+	}
+	return src.name
+}
+
+// reported remembers the (bucket, series) pairs already reported as
+// differing duplicates, so that each is reported once.
+type reported map[string]bool
+
+// open resolves the tape that name stands for: "-" is stdin, a directory is
+// a tally store (its tape and document), anything else a tape file.
+func open(name string, stdin io.Reader, opt tape.Options, stderr io.Writer) (*source, error) {
+	src := &source{name: name, tape: name}
+	seen := reported{}
+	opt.OnDuplicate = func(d tape.Dup) { seen.report(stderr, src.tape, d) }
+	opt.TolerateTorn = true
+	if name == "-" {
+		src.tape = "stdin"
+		return src, src.resolve(stdin, opt, stderr)
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		if err := src.readDocument(filepath.Join(name, "document")); err != nil {
+			return nil, err
+		}
+		src.tape = filepath.Join(name, "tape")
+	}
+	f, err := os.Open(src.tape)
+	if errors.Is(err, fs.ErrNotExist) && src.tape != name {
+		return nil, fmt.Errorf("tgread: %s holds no tape; is it a tally store? (tally --provision makes one)", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tgread: cannot read the tape: %v; name a tally store, a tape file or - for stdin", err)
+	}
+	defer f.Close()
+	return src, src.resolve(f, opt, stderr)
+}
+
+// resolve reads the tape. A torn last line is left out: the tape may be
+// being written (tail -f tape | tgread -). For a file, where tally's whole
+// appends make it rare, a note says so.
+func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) error {
+	res, err := tape.Resolve(r, opt)
+	if err != nil {
+		return fmt.Errorf("tgread: %s: %v; it was not written by tally, or was damaged", src.tape, err)
+	}
+	if res.Torn && src.name != "-" {
+		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or tally --run will repair it\n", src.tape)
+	}
+	src.res = res
+	return nil
+}
+
+// readDocument takes the metric kinds and window of a tally store's
+// frozen document. A store without one is read as a bare tape.
+func (src *source) readDocument(path string) error {
+	text, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("tgread: cannot read the document: %v", err)
+	}
+	d, err := doc.Parse(path, text)
+	if err != nil {
+		return fmt.Errorf("tgread: %v; the tally store's document is damaged", err)
+	}
+	src.kinds = map[string]doc.MetricKind{}
+	for _, m := range d.Metrics {
+		src.kinds[m.Name] = m.Kind
+	}
+	src.width = d.Width
+	return nil
+}
+
+// report writes a differing duplicate to stderr, once per pair.
+func (seen reported) report(stderr io.Writer, name string, d tape.Dup) {
+	if !d.Differs() {
+		return // an equal repeat changes no number; tgcheck --scan lists it
+	}
+	key := string(tape.AppendTime(nil, d.Start)) + " " + d.Series.Text
+	if seen[key] {
+		return
+	}
+	seen[key] = true
+	fmt.Fprintf(stderr, "tgread: %s line %d replaces %s at %s: %s -> %s (a fragment: the old defect's signature; run tgcheck --scan)\n",
+		name, d.Line, d.Series.Text, tape.AppendTime(nil, d.Start), tape.AppendValue(nil, d.Old), tape.AppendValue(nil, d.New))
+}

@@ -1,0 +1,134 @@
+package read
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// row is one value to print: a series in a bucket (or a --step bucket).
+type row struct {
+	start  int64
+	metric string
+	labels []tape.Label // as on the first tape that had the series
+	sorted []tape.Label // by name: what tsv, csv, json and table show
+	value  float64
+}
+
+// view is the settings that turn resolved tapes into rows.
+type view struct {
+	step   time.Duration             // 0: the tapes' own buckets
+	byTape bool                      // keep the tapes apart with a tape label
+	kinds  map[string]doc.MetricKind // every metric's kind that is known
+}
+
+// rowKey identifies a row across tapes: the bucket and the series with its
+// labels sorted by name, in tape syntax (so unambiguous whatever the values).
+type rowKey struct {
+	start  int64
+	series string
+}
+
+// rows merges the tapes' points: the same series in the same bucket (after
+// --step) combines by its metric's kind, summing when the kind is unknown.
+func (v *view) rows(srcs []*source) ([]*row, error) {
+	byKey := map[rowKey]*row{}
+	var out []*row
+	for _, src := range srcs {
+		for _, p := range src.res.Points {
+			labels := p.Series.Labels
+			if v.byTape {
+				if slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == "tape" }) {
+					return nil, fmt.Errorf("tgread: %s already has a label named tape, so --by-tape cannot add one; read the tapes one at a time", p.Series.Text)
+				}
+				labels = append(slices.Clip(labels), tape.Label{Name: "tape", Value: src.label()})
+			}
+			sorted := slices.SortedFunc(slices.Values(labels), func(a, b tape.Label) int { return strings.Compare(a.Name, b.Name) })
+			k := rowKey{v.bucket(p.Start), string(tape.AppendSeries(nil, p.Series.Metric, sorted))}
+			r, ok := byKey[k]
+			if !ok {
+				r = &row{start: k.start, metric: p.Series.Metric, labels: labels, sorted: sorted, value: p.Value}
+				byKey[k] = r
+				out = append(out, r)
+				continue
+			}
+			r.value = combine(v.kinds[r.metric], r.value, p.Value)
+		}
+	}
+	return out, nil
+}
+
+// bucket is the --step bucket holding a start: steps are aligned to the
+// Unix epoch, so rolled-up buckets line up across tapes and runs.
+func (v *view) bucket(start int64) int64 {
+	if v.step == 0 {
+		return start
+	}
+	s := int64(v.step)
+	b := start - start%s
+	if start%s < 0 {
+		b -= s // floor, not truncation, before 1970
+	}
+	return b
+}
+
+// combine merges two values of one series: min of mins, max of maxes, and
+// a sum for counts, sums and metrics whose kind no document gives.
+func combine(k doc.MetricKind, a, b float64) float64 {
+	switch k {
+	case doc.Min:
+		return min(a, b)
+	case doc.Max:
+		return max(a, b)
+	}
+	return a + b
+}
+
+// checkStep refuses a --step that is no multiple of a tape's window (its
+// buckets would straddle two steps) or that would roll up a metric whose
+// kind no document or --kind gives (a sum of minimums means nothing).
+func (v *view) checkStep(srcs []*source) error {
+	if v.step == 0 {
+		return nil
+	}
+	for _, src := range srcs {
+		widths := []time.Duration{src.width}
+		for _, seals := range src.res.Seals {
+			widths = append(widths, seals[0].Width)
+		}
+		for _, w := range widths {
+			if w != 0 && v.step%w != 0 {
+				return fmt.Errorf("tgread: --step %v is not a multiple of the %v window of %s; choose a multiple of %v", v.step, w, src.tape, w)
+			}
+		}
+		for _, p := range src.res.Points {
+			if _, ok := v.kinds[p.Series.Metric]; !ok {
+				return fmt.Errorf("tgread: --step needs the kind of metric %s, and %s has no document to say it; give it with --kind %s=count|sum|min|max", p.Series.Metric, src.tape, p.Series.Metric)
+			}
+		}
+	}
+	return nil
+}
+
+// byTime orders rows by time, then metric, then labels: a table reads one
+// bucket at a time.
+func byTime(a, b *row) int {
+	return cmp.Or(cmp.Compare(a.start, b.start), strings.Compare(a.metric, b.metric), compareLabels(a.sorted, b.sorted))
+}
+
+// bySeries orders rows by metric, then labels, then time: OpenMetrics wants
+// each family, and each series within it, contiguous.
+func bySeries(a, b *row) int {
+	return cmp.Or(strings.Compare(a.metric, b.metric), compareLabels(a.sorted, b.sorted), cmp.Compare(a.start, b.start))
+}
+
+func compareLabels(a, b []tape.Label) int {
+	return slices.CompareFunc(a, b, func(x, y tape.Label) int {
+		return cmp.Or(strings.Compare(x.Name, y.Name), strings.Compare(x.Value, y.Value))
+	})
+}
