@@ -1,6 +1,128 @@
+// Package tally is the tally command: the consumer that buckets the entries
+// feed hands it by their own time and appends each sealed bucket once,
+// whole, to the tape of a tally store (SPEC §5 and §7).
+//
+//	tally --provision --doc NAME|PATH [--replace] DIR
+//	tally --run DIR
+//	tally --try --doc NAME|PATH [FILE...]
+//	tally --docs
+//
+// Invariants of --run:
+//   - taken is reported as soon as a batch is in memory, before it is
+//     processed, so feed and tally overlap; it never waits for a disk.
+//   - offset is reported only once the tape records it relies on are
+//     fsynced; fsyncs are batched by a syncer goroutine.
+//   - Complete input (end for every store, then EOF) seals everything and
+//     appends the end record; interrupted input seals nothing.
+//   - On start the tape's recent tail tells what it already accounts for,
+//     so a replay from feed's cursor neither re-counts nor loses an entry.
 package tally
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/urfave/cli/v2"
+)
+
+// usageError is a command-line mistake: exit status 2.
+type usageError struct{ error }
 
 // Main runs the tally command line on os.Args and returns its exit status.
 func Main() int {
-	panic("unimplemented")
+	note := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "tally: "+format+"\n", args...)
+	}
+	app := &cli.App{
+		Name:  "tally",
+		Usage: "bucket log entries by their own time into a tally store's tape",
+		UsageText: `tally --provision --doc NAME|PATH [--replace] DIR
+   tally --run DIR                  (as feed's consumer: feed STORE... -- tally --run DIR)
+   tally --try --doc NAME|PATH [FILE...]
+   tally --docs`,
+		Description: `Examples:
+   tally --provision --doc apache-combined /var/lib/tally/web
+   feed --cursor /var/lib/tally/web.cursor access.log -- tally --run /var/lib/tally/web
+   tally --try --doc apache-combined access.log | head`,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "provision", Usage: "make a tally store in DIR from a document"},
+			&cli.BoolFlag{Name: "run", Usage: "consume feed's protocol on stdin into the tally store DIR"},
+			&cli.BoolFlag{Name: "try", Usage: "bucket raw lines of FILEs (or stdin) in memory and print the tape"},
+			&cli.BoolFlag{Name: "docs", Usage: "list the built-in documents"},
+			&cli.StringFlag{Name: "doc", Usage: "a built-in document `NAME` or a document PATH"},
+			&cli.BoolFlag{Name: "replace", Usage: "with --provision: start a new tape, keeping the old one as tape.replaced.TIME"},
+		},
+		Action:         func(c *cli.Context) error { return action(c, note) },
+		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	err := app.Run(os.Args)
+	var u usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &u):
+		note("%v; see tally --help", err)
+		return 2
+	}
+	note("%v", err)
+	return 1
+}
+
+func action(c *cli.Context, note func(string, ...any)) error {
+	modes := 0
+	for _, m := range []string{"provision", "run", "try", "docs"} {
+		if c.Bool(m) {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return usageError{errors.New("give exactly one of --provision, --run, --try, --docs")}
+	}
+	args := c.Args().Slice()
+	switch {
+	case c.Bool("docs"):
+		return listDocs()
+	case c.Bool("try"):
+		d, err := needDoc(c)
+		if err != nil {
+			return err
+		}
+		return try(d, args, os.Stdin, os.Stdout, note)
+	}
+	if len(args) != 1 {
+		return usageError{errors.New("name one tally store DIR")}
+	}
+	if c.Bool("run") {
+		return run(args[0], os.Stdin, os.Stdout, note)
+	}
+	d, err := needDoc(c)
+	if err != nil {
+		return err
+	}
+	moved, err := provision(args[0], d, c.Bool("replace"), time.Now())
+	if moved != "" {
+		note("moved the old tape aside to %s; re-derive the new one with feed --reset", moved)
+	}
+	return err
+}
+
+func needDoc(c *cli.Context) (*doc.Doc, error) {
+	if c.String("doc") == "" {
+		return nil, usageError{errors.New("--doc NAME|PATH is required (tally --docs lists the built-in ones)")}
+	}
+	return doc.Load(c.String("doc"))
+}
+
+func listDocs() error {
+	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
+	for _, b := range doc.Builtins() {
+		fmt.Fprintf(w, "%s\t%s\n", b.Name, b.Summary)
+	}
+	return w.Flush()
 }

@@ -1,0 +1,127 @@
+package bucket
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// Known is what a tape already accounts for, as far as a replay from the
+// resume positions can meet it: the seals with their at= positions, the
+// marker ranges, and each store's frontier (the furthest position any
+// record covers).
+//
+// Records are added newest first, from a backward scan of the tape's tail.
+// Enough reports when the scan may stop: every record of every tape run
+// covers positions no lower than the records written before it, store by
+// store (the Roller's catch-up phase keeps it so), so once a record of a
+// store covers nothing at or past its resume position, no older record of
+// that store can.
+type Known struct {
+	resume   map[string]int64
+	done     map[string]bool
+	seals    map[int64][]tape.Pos // bucket start → at=
+	lastSeal int64
+	hasSeal  bool
+	spans    map[string][]span
+	frontier map[string]int64
+	lastEnd  []tape.Pos
+	hasEnd   bool
+}
+
+// span is the range of a marker already on the tape.
+type span struct{ offset, end int64 }
+
+// NewKnown returns an empty Known for a replay from the resume positions.
+func NewKnown(resume map[string]int64) *Known {
+	return &Known{resume: resume, done: map[string]bool{}, seals: map[int64][]tape.Pos{},
+		spans: map[string][]span{}, frontier: map[string]int64{}}
+}
+
+// Add records one tape record; records come newest first.
+func (k *Known) Add(rec *tape.Record) {
+	switch rec.Kind {
+	case tape.Seal:
+		if !k.hasSeal {
+			k.lastSeal, k.hasSeal = rec.Start, true
+		}
+		if _, dup := k.seals[rec.Start]; !dup {
+			k.seals[rec.Start] = slices.Clone(rec.At)
+		}
+		k.covers(rec.At)
+	case tape.End:
+		if !k.hasEnd && len(k.seals) == 0 && len(k.spans) == 0 {
+			k.lastEnd, k.hasEnd = slices.Clone(rec.At), true
+		}
+		k.covers(rec.At)
+	case tape.Late, tape.Drop, tape.Cap:
+		k.spans[rec.ID] = append(k.spans[rec.ID], span{rec.Offset, rec.End})
+		k.cover(rec.ID, rec.End)
+	}
+}
+
+func (k *Known) covers(at []tape.Pos) {
+	for _, p := range at {
+		k.cover(p.ID, p.Pos)
+	}
+}
+
+// cover notes that a record covers store id up to pos.
+func (k *Known) cover(id string, pos int64) {
+	if pos > k.frontier[id] {
+		k.frontier[id] = pos
+	}
+	if r, ok := k.resume[id]; ok && pos <= r {
+		k.done[id] = true
+	}
+}
+
+// Enough reports whether the records added so far hold everything a replay
+// from the resume positions can meet, and the last seal.
+func (k *Known) Enough() bool {
+	if !k.hasSeal {
+		return false
+	}
+	for id := range k.resume {
+		if !k.done[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// forStore returns a store's frontier and its marker spans, sorted.
+func (k *Known) forStore(id string) (int64, []span) {
+	s := k.spans[id]
+	sort.Slice(s, func(i, j int) bool { return s[i].offset < s[j].offset })
+	return k.frontier[id], s
+}
+
+// at returns the at= position of store id in the seal of the bucket at
+// start, and whether that bucket is sealed on the tape. A store the seal
+// does not list had nothing considered for it: position 0.
+func (k *Known) at(start int64, id string) (int64, bool) {
+	at, ok := k.seals[start]
+	if !ok {
+		return 0, false
+	}
+	for _, p := range at {
+		if p.ID == id {
+			return p.Pos, true
+		}
+	}
+	return 0, true
+}
+
+// sameEnd reports whether the tape's last record is an end record with
+// exactly these positions.
+func (k *Known) sameEnd(at []tape.Pos) bool {
+	return k.hasEnd && slices.Equal(k.lastEnd, at)
+}
+
+// covered reports whether a marker already on the tape holds pos.
+func (s *store) covered(pos int64) bool {
+	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].end > pos })
+	return i < len(s.spans) && s.spans[i].offset <= pos
+}

@@ -1,0 +1,420 @@
+package bucket
+
+import (
+	"sort"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/extract"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// Bucket is one open window [Start, Start+width).
+type Bucket struct {
+	Start   int64
+	entries int64              // entries placed, capped ones included
+	first   []int64            // per store: position of its first entry here, -1 if none
+	series  []map[string]*slot // per group: series by label key
+	count   []int              // per metric: series so far (bounded by cap)
+	caps    []capRun           // closed !cap runs
+	capOpen map[capKey]*capRun // open !cap runs
+}
+
+type capKey struct{ metric, store int }
+
+// capRun is a run of consecutive entries of one store over the cap of one
+// metric in one bucket.
+type capRun struct {
+	capKey
+	offset, end, count int64
+}
+
+// capped records that an entry was over the cap for metric mi, extending
+// the store's run when the entry follows it directly.
+func (b *Bucket) capped(mi, st int, pos, end int64) {
+	k := capKey{mi, st}
+	if c := b.capOpen[k]; c != nil {
+		if c.end == pos {
+			c.end, c.count = end, c.count+1
+			return
+		}
+		b.caps = append(b.caps, *c)
+	}
+	if b.capOpen == nil {
+		b.capOpen = map[capKey]*capRun{}
+	}
+	b.capOpen[k] = &capRun{k, pos, end, 1}
+}
+
+// capMarkers returns the bucket's !cap markers in metric, store, position
+// order.
+func (b *Bucket) capMarkers() []capRun {
+	caps := b.caps
+	for _, c := range b.capOpen {
+		caps = append(caps, *c)
+	}
+	sort.Slice(caps, func(i, j int) bool {
+		a, c := caps[i], caps[j]
+		if a.metric != c.metric {
+			return a.metric < c.metric
+		}
+		if a.store != c.store {
+			return a.store < c.store
+		}
+		return a.offset < c.offset
+	})
+	return caps
+}
+
+// store is the Roller's view of one store.
+type store struct {
+	id        string
+	processed int64 // the end of the last entry or skip processed
+	newest    int64 // newest entry time delivered (valid when seen)
+	seen      bool
+	idle      bool
+	idleAt    int64 // newest + quiet, when idle
+	ended     bool
+	run       *tape.Record // open !late or !drop run
+	frontier  int64        // how far the tape already accounts for this store
+	spans     []span       // marker ranges already on the tape
+}
+
+// Roller buckets entries and produces tape bytes. See the package doc for
+// its invariants. It is not safe for concurrent use.
+type Roller struct {
+	agg     *aggregator
+	x       *extract.Extractor
+	width   int64
+	grace   int64
+	stores  []*store
+	open    map[int64]*Bucket
+	starts  []int64 // open bucket starts, ascending
+	cur     *Bucket // the bucket the last entry went to
+	et      int64   // combined event time
+	etSet   bool
+	known   *Known
+	catchUp bool // replaying what the tape already covers: seal nothing yet
+	wrote   bool // anything written in this run
+	out     []byte
+	entry   extract.Entry
+}
+
+// New returns a Roller for document d that knows what the tape already
+// accounts for (k may be nil for an empty tape).
+func New(d *doc.Doc, k *Known) (*Roller, error) {
+	x, err := extract.New(d)
+	if err != nil {
+		return nil, err
+	}
+	agg, err := newAggregator(d, x)
+	if err != nil {
+		return nil, err
+	}
+	if k == nil {
+		k = NewKnown(nil)
+	}
+	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k}
+	if k.hasSeal {
+		// Every bucket up to the last seal on the tape is closed; resuming
+		// the event time there keeps seals in start order across runs.
+		r.et, r.etSet = k.lastSeal+r.width+r.grace, true
+	}
+	return r, nil
+}
+
+// AddStore declares a store resuming at pos and returns its index. All
+// stores are declared before the first entry.
+func (r *Roller) AddStore(id string, pos int64) int {
+	s := &store{id: id, processed: pos}
+	s.frontier, s.spans = r.known.forStore(id)
+	if pos < s.frontier {
+		r.catchUp = true
+	}
+	r.stores = append(r.stores, s)
+	return len(r.stores) - 1
+}
+
+// Take returns the tape bytes produced since the last call; the caller
+// writes them before calling the Roller again.
+func (r *Roller) Take() []byte {
+	out := r.out
+	r.out = r.out[:0]
+	return out
+}
+
+// Safe returns the first position of store st that a restart must replay.
+func (r *Roller) Safe(st int) int64 {
+	s := r.stores[st]
+	safe := s.processed
+	if s.run != nil {
+		safe = min(safe, s.run.Offset)
+	}
+	for _, b := range r.open {
+		if f := b.first[st]; f >= 0 {
+			safe = min(safe, f)
+		}
+	}
+	return safe
+}
+
+// Entry processes one entry of store st at pos (line without its '\n').
+func (r *Roller) Entry(st int, pos int64, line []byte) {
+	s := r.stores[st]
+	end := pos + int64(len(line)) + 1
+	s.idle = false
+	if pos < s.frontier && s.covered(pos) {
+		r.closeRun(s)
+		s.processed = end
+		return
+	}
+	if reason := r.x.Extract(line, &r.entry); reason != "" {
+		r.mark(s, tape.Drop, 0, pos, end, reason)
+		s.processed = end
+		r.checkCatchUp(s)
+		return
+	}
+	t := r.entry.Time
+	start := t - mod(t, r.width)
+	r.place(s, st, start, pos, end)
+	s.processed = end
+	if !s.seen || t > s.newest {
+		s.newest, s.seen = t, true
+		r.advance()
+	}
+	r.checkCatchUp(s)
+}
+
+// place routes an extracted entry: already on the tape, late, or into its
+// bucket.
+func (r *Roller) place(s *store, st int, start, pos, end int64) {
+	if start <= r.known.lastSeal && r.known.hasSeal {
+		if at, sealed := r.known.at(start, s.id); sealed {
+			if pos < at {
+				r.closeRun(s) // counted in that bucket by an earlier run
+			} else {
+				r.mark(s, tape.Late, start, pos, end, "")
+			}
+			return
+		}
+	}
+	b := r.cur
+	if b == nil || b.Start != start {
+		b = r.open[start]
+	}
+	if b == nil {
+		if r.etSet && start+r.width+r.grace <= r.et {
+			r.mark(s, tape.Late, start, pos, end, "")
+			return
+		}
+		b = r.newBucket(start)
+	}
+	r.cur = b
+	r.closeRun(s)
+	r.agg.add(b, &r.entry, st, pos, end)
+}
+
+func (r *Roller) newBucket(start int64) *Bucket {
+	b := &Bucket{Start: start, first: make([]int64, len(r.stores)), series: make([]map[string]*slot, len(r.agg.groups)), count: make([]int, len(r.agg.metrics))}
+	for i := range b.first {
+		b.first[i] = -1
+	}
+	for i := range b.series {
+		b.series[i] = map[string]*slot{}
+	}
+	r.open[start] = b
+	i := sort.Search(len(r.starts), func(i int) bool { return r.starts[i] > start })
+	r.starts = append(r.starts, 0)
+	copy(r.starts[i+1:], r.starts[i:])
+	r.starts[i] = start
+	return b
+}
+
+// mark accounts an entry to the store's open !late or !drop run, extending
+// it when the entry directly follows it with the same kind, bucket and
+// reason, else closing it and opening another.
+func (r *Roller) mark(s *store, kind tape.Kind, start, pos, end int64, reason string) {
+	if o := s.run; o != nil && o.Kind == kind && o.End == pos && o.Start == start && o.Reason == reason {
+		o.End, o.Count = end, o.Count+1
+		return
+	}
+	r.closeRun(s)
+	s.run = &tape.Record{Kind: kind, Start: start, ID: s.id, Offset: pos, End: end, Count: 1, Reason: reason}
+}
+
+func (r *Roller) closeRun(s *store) {
+	if s.run == nil {
+		return
+	}
+	r.emit(s.run)
+	s.run = nil
+}
+
+func (r *Roller) emit(rec *tape.Record) {
+	r.out = tape.Append(r.out, rec)
+	r.wrote = true
+}
+
+// Skip accounts bytes delivered as no entry (a line over feed's
+// --max-line) as one dropped entry with the skip's reason.
+func (r *Roller) Skip(st int, pos, end int64, reason string) {
+	s := r.stores[st]
+	s.idle = false
+	if !(pos < s.frontier && s.covered(pos)) {
+		r.mark(s, tape.Drop, 0, pos, end, reason)
+	} else {
+		r.closeRun(s)
+	}
+	s.processed = end
+	r.checkCatchUp(s)
+}
+
+// Idle says store st is at its live edge and has delivered nothing for
+// quiet: its event time rises to its newest entry time + quiet.
+func (r *Roller) Idle(st int, quiet time.Duration) {
+	s := r.stores[st]
+	if !s.seen {
+		return // nothing known of its time: an idle store with no entry holds nothing back
+	}
+	s.idle, s.idleAt = true, s.newest+int64(quiet)
+	r.advance()
+}
+
+// End says store st delivers nothing more in this run.
+func (r *Roller) End(st int) {
+	s := r.stores[st]
+	s.ended = true
+	r.closeRun(s)
+	r.advance()
+}
+
+// Complete seals every open bucket and appends the end record: the input
+// was complete (every store ended). An interrupted input must not call it.
+func (r *Roller) Complete() {
+	for _, s := range r.stores {
+		r.closeRun(s)
+	}
+	r.catchUp = false
+	for len(r.starts) > 0 {
+		r.seal(r.open[r.starts[0]])
+	}
+	at := r.positions()
+	if !r.wrote && r.known.sameEnd(at) {
+		return // a replay that added nothing: the tape already says so
+	}
+	r.emit(&tape.Record{Kind: tape.End, At: at})
+}
+
+func (r *Roller) positions() []tape.Pos {
+	at := make([]tape.Pos, len(r.stores))
+	for i, s := range r.stores {
+		at[i] = tape.Pos{ID: s.id, Pos: s.processed}
+	}
+	return at
+}
+
+// advance raises the combined event time and seals what it makes due.
+func (r *Roller) advance() {
+	c, ok := r.combined()
+	if !ok || (r.etSet && c <= r.et) {
+		return
+	}
+	r.et, r.etSet = c, true
+	r.sealDue()
+}
+
+// combined is the event time the stores agree on (SPEC §5): the minimum
+// over live stores, else the minimum over idle ones, else the maximum over
+// ended ones.
+func (r *Roller) combined() (int64, bool) {
+	var live, idle, ended extreme
+	for _, s := range r.stores {
+		switch {
+		case s.ended:
+			if s.seen {
+				ended.max(s.newest)
+			}
+		case s.idle:
+			idle.min(s.idleAt)
+		case !s.seen:
+			return 0, false // a live store with no time yet holds everyone back
+		default:
+			live.min(s.newest)
+		}
+	}
+	for _, e := range []extreme{live, idle, ended} {
+		if e.set {
+			return e.v, true
+		}
+	}
+	return 0, false
+}
+
+// extreme is a running minimum or maximum.
+type extreme struct {
+	v   int64
+	set bool
+}
+
+func (e *extreme) min(v int64) {
+	if !e.set || v < e.v {
+		e.v, e.set = v, true
+	}
+}
+
+func (e *extreme) max(v int64) {
+	if !e.set || v > e.v {
+		e.v, e.set = v, true
+	}
+}
+
+func (r *Roller) sealDue() {
+	if r.catchUp {
+		return
+	}
+	for len(r.starts) > 0 && r.starts[0]+r.width+r.grace <= r.et {
+		r.seal(r.open[r.starts[0]])
+	}
+}
+
+// checkCatchUp ends the catch-up phase once every store has been replayed
+// past what the tape accounts for. Until then nothing is sealed, so that
+// every record this run writes lies beyond every record already on the
+// tape, store by store (the tail scan at the next start relies on it).
+func (r *Roller) checkCatchUp(s *store) {
+	if !r.catchUp || s.processed < s.frontier {
+		return
+	}
+	for _, o := range r.stores {
+		if o.processed < o.frontier {
+			return
+		}
+	}
+	r.catchUp = false
+	r.sealDue()
+}
+
+// seal appends bucket b's group: its series, its !cap markers, its seal.
+func (r *Roller) seal(b *Bucket) {
+	start := tape.AppendTime(nil, b.Start)
+	r.out = r.agg.appendSeries(r.out, b, start)
+	for _, c := range b.capMarkers() {
+		r.emit(&tape.Record{Kind: tape.Cap, Start: b.Start, Metric: r.agg.metrics[c.metric].Name,
+			ID: r.stores[c.store].id, Offset: c.offset, End: c.end, Count: c.count})
+	}
+	r.emit(&tape.Record{Kind: tape.Seal, Start: b.Start, Width: time.Duration(r.width), Entries: b.entries, At: r.positions()})
+	delete(r.open, b.Start)
+	r.starts = r.starts[1:]
+	if r.cur == b {
+		r.cur = nil
+	}
+}
+
+// mod is the floor modulo, so that times before 1970 bucket correctly.
+func mod(t, w int64) int64 {
+	m := t % w
+	if m < 0 {
+		m += w
+	}
+	return m
+}

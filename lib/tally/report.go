@@ -1,0 +1,151 @@
+package tally
+
+import (
+	"bufio"
+	"io"
+	"sync"
+
+	"github.com/timbertally/timbertally/lib/protocol"
+)
+
+// reporter writes progress reports to feed. Reports come from two
+// goroutines — taken from the reader as soon as a batch is in memory,
+// offset from the syncer once the tape it relies on is durable — so it
+// serialises them and keeps both numbers from ever going backwards.
+type reporter struct {
+	mu     sync.Mutex
+	w      *bufio.Writer
+	ids    []string
+	offset []int64
+	taken  []int64
+	line   []byte
+	err    error
+}
+
+func newReporter(w io.Writer) *reporter {
+	return &reporter{w: bufio.NewWriter(w)}
+}
+
+// add declares a store resuming at pos: feed's offset and taken both start there.
+func (r *reporter) add(id string, pos int64) {
+	r.ids = append(r.ids, id)
+	r.offset = append(r.offset, pos)
+	r.taken = append(r.taken, pos)
+}
+
+// took reports that store st has absorbed everything before taken.
+func (r *reporter) took(st int, taken int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if taken > r.taken[st] {
+		r.taken[st] = taken
+		r.send(st)
+	}
+	return r.flush()
+}
+
+// durable reports safe offsets whose tape records are durable.
+func (r *reporter) durable(safe []int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for st, o := range safe {
+		if o > r.offset[st] {
+			r.offset[st] = o
+			r.taken[st] = max(r.taken[st], o)
+			r.send(st)
+		}
+	}
+	return r.flush()
+}
+
+func (r *reporter) send(st int) {
+	r.line = protocol.AppendReport(r.line[:0], protocol.Report{ID: r.ids[st], Offset: r.offset[st], Taken: r.taken[st]})
+	r.w.Write(r.line)
+}
+
+func (r *reporter) flush() error {
+	if r.err == nil {
+		r.err = r.w.Flush()
+	}
+	return r.err
+}
+
+// syncer makes the tape durable off the reading goroutine and then reports
+// the offsets that waited for it. Submissions coalesce: one fsync covers
+// every append before it, and a later set of safe offsets supersedes an
+// earlier one (safe offsets never decrease).
+type syncer struct {
+	mu      sync.Mutex
+	wake    chan struct{}
+	size    int64   // tape size the pending offsets rely on
+	pending []int64 // latest safe offsets waiting for a sync
+	durable int64   // tape size known durable
+	tape    interface{ Sync() error }
+	rep     *reporter
+	err     error
+	done    chan struct{}
+}
+
+func newSyncer(tape interface {
+	Sync() error
+	Size() int64
+}, rep *reporter) *syncer {
+	s := &syncer{wake: make(chan struct{}, 1), tape: tape, rep: rep, done: make(chan struct{}), durable: tape.Size()}
+	go s.loop()
+	return s
+}
+
+// synced returns the tape size known durable.
+func (s *syncer) synced() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.durable
+}
+
+// submit queues safe offsets that rely on the first size bytes of the tape.
+func (s *syncer) submit(size int64, safe []int64) error {
+	s.mu.Lock()
+	s.size = size
+	s.pending = append(s.pending[:0], safe...)
+	err := s.err
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return err
+}
+
+func (s *syncer) loop() {
+	defer close(s.done)
+	var safe []int64
+	for range s.wake {
+		s.mu.Lock()
+		size := s.size
+		safe = append(safe[:0], s.pending...)
+		s.mu.Unlock()
+		err := s.tape.Sync()
+		if err == nil {
+			s.mu.Lock()
+			s.durable = max(s.durable, size)
+			s.mu.Unlock()
+			err = s.rep.durable(safe)
+		}
+		if err != nil {
+			s.mu.Lock()
+			s.err = err
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
+// stop waits for the syncer to finish what was submitted and returns its
+// first error.
+func (s *syncer) stop() error {
+	close(s.wake)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}

@@ -1,0 +1,273 @@
+package tally
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/bucket"
+	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// maxBatchBytes bounds one batch in memory. feed sends at most ~8 MiB (or
+// one entry of up to its --max-line), far below it.
+const maxBatchBytes = 1 << 30
+
+// consumer is tally --run: it reads feed's protocol on in, appends to the
+// store's tape, and reports progress on out.
+type consumer struct {
+	dir    string
+	in     *bufio.Reader
+	tape   *tape.Writer
+	roller *bucket.Roller
+	rep    *reporter
+	sync   *syncer
+	ids    map[string]int
+	next   []int64 // per store: the position its next batch or skip must start at
+	ended  []bool
+	batch  []byte
+	safe   []int64
+	note   func(string, ...any)
+}
+
+// run is tally --run DIR.
+func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) error {
+	l, err := lock(dir)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	d, err := loadDocument(dir)
+	if err != nil {
+		return err
+	}
+	tw, torn, err := tape.OpenWriter(filepath.Join(dir, tapeFile))
+	if err != nil {
+		return err
+	}
+	defer tw.Close()
+	if len(torn) > 0 {
+		note("cut a torn last line of %d bytes from the tape (a crash in the middle of an append); feed replays its entries from the cursor", len(torn))
+	}
+	c := &consumer{dir: dir, in: bufio.NewReaderSize(in, 1<<20), tape: tw, rep: newReporter(out), ids: map[string]int{}, note: note}
+	resume, first, err := c.readStores()
+	if err != nil {
+		return err
+	}
+	known := bucket.NewKnown(resume)
+	err = tape.ScanBack(tw.File(), tw.Size(), func(r *tape.Record) bool {
+		known.Add(r)
+		return !known.Enough()
+	})
+	if err != nil {
+		return fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", dir, err)
+	}
+	if c.roller, err = bucket.New(d, known); err != nil {
+		return err
+	}
+	for i, id := range c.rep.ids {
+		c.roller.AddStore(id, c.next[i])
+	}
+	c.safe = make([]int64, len(c.next))
+	c.sync = newSyncer(tw, c.rep)
+	err = c.loop(first)
+	if serr := c.sync.stop(); err == nil {
+		err = serr
+	}
+	if err != nil {
+		return err
+	}
+	// Whatever the syncer had not reached yet: one last fsync, one last report.
+	if err := tw.Sync(); err != nil {
+		return err
+	}
+	return c.rep.durable(c.safe)
+}
+
+// readStores reads "feed v=1" and the store lines, and returns the resume
+// positions and the first line after them.
+func (c *consumer) readStores() (map[string]int64, []byte, error) {
+	line, err := c.line()
+	if err != nil {
+		return nil, nil, fmt.Errorf("no input: run tally --run under feed (feed STORE... -- tally --run %s)", c.dir)
+	}
+	h, err := protocol.ParseHeader(line)
+	if err != nil || h.Kind != protocol.KindHello {
+		return nil, nil, fmt.Errorf("input starts with %q, not \"feed v=1\": run tally --run under feed", line)
+	}
+	if h.V != protocol.Version {
+		return nil, nil, fmt.Errorf("feed speaks protocol v=%s; this tally speaks v=%s: use a feed and tally of the same release", h.V, protocol.Version)
+	}
+	resume := map[string]int64{}
+	for {
+		line, err := c.line()
+		if err == io.EOF {
+			return resume, nil, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		h, err := protocol.ParseHeader(line)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h.Kind != protocol.KindStore {
+			return resume, line, nil
+		}
+		if _, dup := c.ids[h.ID]; dup {
+			return nil, nil, fmt.Errorf("store %s is declared twice", h.ID)
+		}
+		c.ids[h.ID] = len(c.next)
+		c.next = append(c.next, h.Offset)
+		c.ended = append(c.ended, false)
+		c.rep.add(h.ID, h.Offset)
+		resume[h.ID] = h.Offset
+	}
+}
+
+// line reads one header line without its '\n'. The slice is valid until
+// the next read.
+func (c *consumer) line() ([]byte, error) {
+	line, err := c.in.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		return nil, fmt.Errorf("a protocol line is longer than %d bytes: %.80q…", c.in.Size(), line)
+	}
+	if err == io.EOF && len(line) > 0 {
+		return nil, fmt.Errorf("input ends inside a line: %q", line)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return line[:len(line)-1], nil
+}
+
+// loop handles every line after the store lines, starting with first.
+func (c *consumer) loop(first []byte) error {
+	line := first
+	for line != nil {
+		if err := c.handle(line); err != nil {
+			return err
+		}
+		var err error
+		line, err = c.line()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return c.finish()
+}
+
+func (c *consumer) handle(line []byte) error {
+	h, err := protocol.ParseHeader(line)
+	if err != nil {
+		return err
+	}
+	if h.Kind == protocol.KindUnknown {
+		return nil // versions are additive: a line this tally does not know is not for it
+	}
+	st, ok := c.ids[h.ID]
+	if !ok {
+		return fmt.Errorf("%q names a store that was not declared by a store line", line)
+	}
+	switch h.Kind {
+	case protocol.KindBatch:
+		return c.batchLine(st, h, string(line))
+	case protocol.KindSkip:
+		if err := c.advance(st, h.Offset, h.End, line); err != nil {
+			return err
+		}
+		c.roller.Skip(st, h.Offset, h.End, h.Reason)
+		return c.flush()
+	case protocol.KindIdle:
+		c.roller.Idle(st, time.Duration(h.QuietMS)*time.Millisecond)
+		return c.flush()
+	case protocol.KindEnd:
+		c.ended[st] = true
+		c.roller.End(st)
+		return c.flush()
+	}
+	return fmt.Errorf("%q: store lines come before any batch", line)
+}
+
+// advance checks that [offset, end) continues store st where its last
+// batch or skip ended, so every entry's position is known.
+func (c *consumer) advance(st int, offset, end int64, line []byte) error {
+	if c.ended[st] {
+		return fmt.Errorf("%q comes after end id=%s", line, c.rep.ids[st])
+	}
+	if offset != c.next[st] {
+		return fmt.Errorf("%q starts at %d, but store %s continues at %d: batches of a store must be contiguous", line, offset, c.rep.ids[st], c.next[st])
+	}
+	c.next[st] = end
+	return nil
+}
+
+// batchLine reads a batch's entries, reports them taken at once (so feed
+// sends the next batch while this one is processed), then processes them.
+func (c *consumer) batchLine(st int, h protocol.Header, header string) error {
+	if err := c.advance(st, h.Offset, h.End, []byte(header)); err != nil {
+		return err
+	}
+	n := h.End - h.Offset
+	if n > maxBatchBytes {
+		return fmt.Errorf("%q: a batch of %d bytes is over tally's limit of %d", header, n, maxBatchBytes)
+	}
+	if int64(cap(c.batch)) < n {
+		c.batch = make([]byte, n)
+	}
+	b := c.batch[:n]
+	if _, err := io.ReadFull(c.in, b); err != nil {
+		return fmt.Errorf("%q: input ended inside the batch (%w)", header, err)
+	}
+	if got := bytes.Count(b, []byte{'\n'}); got != h.Entries || b[n-1] != '\n' {
+		return fmt.Errorf("%q: its %d bytes hold %d whole lines, not entries=%d", header, n, got, h.Entries)
+	}
+	if err := c.rep.took(st, h.End); err != nil {
+		return err
+	}
+	pos := h.Offset
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		c.roller.Entry(st, pos, b[:i])
+		pos += int64(i) + 1
+		b = b[i+1:]
+	}
+	return c.flush()
+}
+
+// flush appends what the roller produced and has the safe offsets
+// reported: at once when the tape they rely on is already durable, else
+// by the syncer after its next fsync.
+func (c *consumer) flush() error {
+	out := c.roller.Take()
+	if err := c.tape.Write(out); err != nil {
+		return fmt.Errorf("%w; fix the disk, then run the same command again: nothing past the last durable record was reported", err)
+	}
+	for st := range c.safe {
+		c.safe[st] = c.roller.Safe(st)
+	}
+	if c.sync.synced() == c.tape.Size() {
+		return c.rep.durable(c.safe)
+	}
+	return c.sync.submit(c.tape.Size(), c.safe)
+}
+
+// finish ends the input: complete (every store ended) seals everything and
+// appends the end record; interrupted seals nothing.
+func (c *consumer) finish() error {
+	complete := true
+	for _, e := range c.ended {
+		complete = complete && e
+	}
+	if complete {
+		c.roller.Complete()
+	}
+	return c.flush()
+}

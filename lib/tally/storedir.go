@@ -1,0 +1,140 @@
+package tally
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+// A tally store is a directory holding document (a frozen copy of the
+// document), tape (the append-only records) and lock (held by the one
+// tally --run).
+const (
+	documentFile = "document"
+	tapeFile     = "tape"
+	lockFile     = "lock"
+)
+
+// provision creates a tally store in dir for document d. An existing store
+// is refused unless replace, which moves its tape aside (never deletes it)
+// and returns the path it moved to.
+func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tp := filepath.Join(dir, tapeFile)
+	_, statErr := os.Stat(tp)
+	exists := statErr == nil
+	if exists && !replace {
+		return "", fmt.Errorf("%s already holds a tally store; add --replace to start a new tape (the old one is kept beside it)", dir)
+	}
+	l, err := lock(dir)
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	if exists {
+		moved = tp + ".replaced." + now.UTC().Format(time.RFC3339)
+		if _, err := os.Stat(moved); err == nil {
+			return "", fmt.Errorf("%s already exists; wait a second and run --replace again", moved)
+		}
+		if err := os.Rename(tp, moved); err != nil {
+			return "", err
+		}
+	}
+	if err := writeAtomic(filepath.Join(dir, documentFile), d.Text); err != nil {
+		return moved, err
+	}
+	f, err := os.OpenFile(tp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return moved, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return moved, err
+	}
+	return moved, errors.Join(f.Close(), syncDir(dir))
+}
+
+// loadDocument reads the store's frozen document.
+func loadDocument(dir string) (*doc.Doc, error) {
+	p := filepath.Join(dir, documentFile)
+	text, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s is not a tally store (no %s); make one with tally --provision --doc apache-combined %s", dir, documentFile, dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return doc.Parse(p, text)
+}
+
+// lock takes the store's lock without waiting. The holder writes its pid
+// and start time into the lock file, so that a refused second process can
+// name the running one.
+func lock(dir string) (*os.File, error) {
+	p := filepath.Join(dir, lockFile)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(p)
+		f.Close()
+		who := strings.TrimSpace(string(holder))
+		if who == "" {
+			who = "another process"
+		}
+		return nil, fmt.Errorf("tally store %s is in use by %s; one tally --run per store: stop that one first", dir, who)
+	}
+	info := fmt.Sprintf("tally pid %d, started %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(info), 0)
+	}
+	return f, nil
+}
+
+// writeAtomic replaces path with data: a temporary file, fsync, rename,
+// fsync of the directory.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644 &^ umask()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := errors.Join(tmp.Sync(), tmp.Close()); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func umask() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}

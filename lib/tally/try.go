@@ -1,0 +1,97 @@
+package tally
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/timbertally/timbertally/lib/bucket"
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/protocol"
+)
+
+// try is tally --try: the extractor and the buckets over raw lines, in
+// memory, printing the tape that --run would write for the same input
+// delivered complete. Each file is a store, delivered whole in turn; no
+// file means stdin (store id "stdin").
+func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note func(string, ...any)) error {
+	r, err := bucket.New(d, nil)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(stdout, 1<<20)
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	for _, f := range files {
+		r.AddStore(tryID(f), 0)
+	}
+	for st, f := range files {
+		in := stdin
+		if f != "-" {
+			fh, err := os.Open(f)
+			if err != nil {
+				return err
+			}
+			defer fh.Close()
+			in = fh
+		}
+		rest, err := tryStore(r, st, in, out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		if rest > 0 {
+			note("%s ends with %d bytes and no newline: not yet an entry, left out", f, rest)
+		}
+		r.End(st)
+	}
+	r.Complete()
+	out.Write(r.Take())
+	return out.Flush()
+}
+
+// tryID names a --try store: the file's base name when it is a valid id.
+func tryID(f string) string {
+	if base := filepath.Base(f); f != "-" && protocol.ValidID(base) {
+		return base
+	}
+	return "stdin"
+}
+
+// tryStore feeds every whole line of in to store st, in large reads, and
+// returns the length of a final line without '\n'.
+func tryStore(r *bucket.Roller, st int, in io.Reader, out *bufio.Writer) (int, error) {
+	buf := make([]byte, 4<<20)
+	var pos int64
+	have := 0
+	for {
+		n, err := in.Read(buf[have:])
+		have += n
+		data := buf[:have]
+		for {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				break
+			}
+			r.Entry(st, pos, data[:i])
+			pos += int64(i) + 1
+			data = data[i+1:]
+		}
+		if _, werr := out.Write(r.Take()); werr != nil {
+			return 0, werr
+		}
+		have = copy(buf, data)
+		if have == len(buf) { // one line longer than the buffer: grow it
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+		if err == io.EOF {
+			return have, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
