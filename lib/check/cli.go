@@ -1,6 +1,211 @@
 package check
 
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/timbertally/timbertally/lib/store"
+	"github.com/timbertally/timbertally/lib/tape"
+	"github.com/urfave/cli/v2"
+)
+
+const description = `tgcheck proves that a tally store's tape adds up to the entries it was fed.
+
+Conservation (--entries N, or counted from the --against stores): for every
+count metric without where=, the tape's series + !cap + !late + !drop must
+equal the entries fed. It needs a complete tape (one with its end record);
+with --entries an open tape fails, with --against alone it is noted.
+
+--against STORE (repeatable, PATH or ID=PATH): re-derives every bucket from
+the stores with the store's own document (unbounded grace, no cap) and
+compares bucket by bucket. Differences are named missing, extra, short (a
+fragment) or displaced (counts moved between buckets). Only entries the tape
+already knows of are compared, and buckets not yet sealed on an open tape
+are reported as open, so a live tally store can be checked.
+
+--scan: the old defect's signatures: more than one line for one (bucket,
+series), more than one seal for a bucket, !late markers of exactly
+--batch-size entries, a bucket that counts more than its seal's entries=.
+
+Exit status: 0 the tape holds, 1 it does not, 2 bad usage or a tape or
+store that cannot be read (never a pass).
+
+Examples:
+   tgcheck --against web1=/var/log/apache2/access.log /srv/tally/web
+   tgcheck --entries 20000 /srv/tally/web
+   tgcheck --scan /srv/tally/old`
+
 // Main runs the tgcheck command line on os.Args and returns its exit status.
 func Main() int {
-	panic("unimplemented")
+	return run(os.Args, os.Stdout, os.Stderr)
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	holds := true
+	app := &cli.App{
+		Name:            "tgcheck",
+		Usage:           "prove a tally store's tape adds up",
+		UsageText:       "tgcheck [--entries N] [--against STORE]... [--scan] [--strict] [--batch-size N] TALLYSTORE",
+		Description:     description,
+		HideHelpCommand: true,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		Flags: []cli.Flag{
+			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
+			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH or ID=PATH); repeat for each store fed"},
+			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
+			&cli.Int64Flag{Name: "batch-size", Value: DefaultBatchSize, Usage: "the old follower's batch size, for --scan"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("tgcheck: %v; see tgcheck --help", err)
+		},
+		ExitErrHandler: func(*cli.Context, error) {},
+		Action: func(c *cli.Context) error {
+			o, err := parseOptions(c)
+			if err != nil {
+				return err
+			}
+			holds, err = o.check(stdout)
+			return err
+		},
+	}
+	if err := app.Run(args); err != nil {
+		// Every error is a bad command line or input that cannot be read:
+		// the checks could not be made, which is never a pass.
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if !holds {
+		fmt.Fprintln(stderr, "tgcheck: the tape does not add up; to re-derive it run tally --provision --replace on the store, then feed --reset")
+		return 1
+	}
+	return 0
+}
+
+type options struct {
+	dir        string
+	entries    int64
+	hasEntries bool
+	against    []Source
+	scan       bool
+	strict     bool
+	batchSize  int64
+}
+
+func parseOptions(c *cli.Context) (*options, error) {
+	if c.NArg() != 1 {
+		return nil, fmt.Errorf("tgcheck: name one tally store (a directory with document and tape), not %d arguments; see tgcheck --help", c.NArg())
+	}
+	o := &options{dir: c.Args().First(), entries: c.Int64("entries"), hasEntries: c.IsSet("entries"),
+		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("batch-size")}
+	if !o.hasEntries && !c.IsSet("against") && !o.scan {
+		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE or --scan")
+	}
+	if o.entries < 0 || o.batchSize < 1 {
+		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more and --batch-size 1 or more")
+	}
+	for _, arg := range c.StringSlice("against") {
+		id, path, err := store.ParseSpec(arg)
+		if err != nil {
+			return nil, fmt.Errorf("tgcheck: --against %v", err)
+		}
+		if slices.ContainsFunc(o.against, func(s Source) bool { return s.ID == id }) {
+			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH", id)
+		}
+		o.against = append(o.against, Source{ID: id, Path: path})
+	}
+	return o, nil
+}
+
+// check runs the checks asked for, printing each result to w, and reports
+// whether all hold. An error means the checks could not be made.
+func (o *options) check(w io.Writer) (bool, error) {
+	s, err := Load(o.dir)
+	if err != nil {
+		return false, err
+	}
+	holds := true
+	var derived *Derived
+	if len(o.against) > 0 {
+		if derived, err = o.derive(s); err != nil {
+			return false, err
+		}
+		holds = Compare(s, derived).print(w)
+	}
+	switch {
+	case s.Tape.End != nil && (o.hasEntries || derived != nil):
+		holds = printBalances(w, Conserve(s, o.fed(derived))) && holds
+	case o.hasEntries:
+		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; it can be checked once the input is complete\n", sealedSoFar(s.Tape))
+		holds = false
+	case derived != nil:
+		fmt.Fprintf(w, "conservation: not checked, the tape is open (no end record), %s\n", sealedSoFar(s.Tape))
+	}
+	if o.strict {
+		holds = printStrict(w, s.Tape) && holds
+	}
+	if o.scan {
+		fs, err := Scan(s, o.batchSize)
+		if err != nil {
+			return false, err
+		}
+		holds = printFindings(w, fs, s.TapePath) && holds
+	}
+	return holds, nil
+}
+
+// derive re-derives the buckets from the --against stores, each up to what
+// the tape knows of it: the end record's position on a complete tape, else
+// the largest position it records.
+func (o *options) derive(s *Store) (*Derived, error) {
+	known := Known(s.Tape)
+	for i := range o.against {
+		src := &o.against[i]
+		src.Limit = known[src.ID]
+		if s.Tape.End == nil {
+			continue
+		}
+		pos, ok := s.Tape.End.AtPos(src.ID)
+		if !ok {
+			return nil, fmt.Errorf("tgcheck: the tape's end record does not name store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
+		}
+		src.Limit = pos
+	}
+	if s.Tape.End != nil {
+		for _, p := range s.Tape.End.At {
+			if !slices.ContainsFunc(o.against, func(src Source) bool { return src.ID == p.ID }) {
+				return nil, fmt.Errorf("tgcheck: the tape was also fed from store %s; give it with --against %s=PATH too", p.ID, p.ID)
+			}
+		}
+	}
+	return Derive(s.Doc, o.against)
+}
+
+// fed is the number of entries fed: --entries when given, else those
+// counted in the --against stores.
+func (o *options) fed(d *Derived) int64 {
+	if o.hasEntries {
+		return o.entries
+	}
+	var n int64
+	for _, c := range d.Fed {
+		n += c
+	}
+	return n
+}
+
+// printStrict fails on any marker: with --strict every entry must be in
+// its own bucket.
+func printStrict(w io.Writer, t *tape.Resolved) bool {
+	ok := true
+	for _, k := range []tape.Kind{tape.Late, tape.Cap, tape.Drop} {
+		if tot := t.Totals[k]; tot.Markers > 0 {
+			ok = false
+			fmt.Fprintf(w, "strict: %d %s markers (%d entries)\n", tot.Markers, k, tot.Entries)
+		}
+	}
+	return ok
 }

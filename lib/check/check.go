@@ -1,0 +1,128 @@
+// Package check proves that a tally store's tape adds up to the entries it
+// was fed (SPEC §6): conservation of counts, a bucket-by-bucket comparison
+// with buckets re-derived from the stores, and a scan for the old defect's
+// signatures (fragments, repeated seals, batch-sized !late markers).
+//
+// Invariants:
+//   - A tape that cannot be read whole (an I/O error, a line that is not a
+//     record, a torn last line) is an error, never a pass.
+//   - The re-derivation shares no aggregation code with tally (lib/bucket):
+//     a check that reused the code under test would prove nothing. It uses
+//     only the extractor, the tape's series syntax and the metric rules of
+//     SPEC §4, with unbounded grace and no cap.
+//   - Only entries the tape knows of are compared: those before the largest
+//     position the tape records for their store (seal at=, marker end=,
+//     end at=), so a live tape is comparable with a store that has grown.
+package check
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// Store is a tally store as tgcheck reads it: its frozen document and its
+// resolved tape.
+type Store struct {
+	Dir      string
+	TapePath string
+	Doc      *doc.Doc
+	Tape     *tape.Resolved
+}
+
+// Load reads the document and resolves the tape of the tally store in dir.
+func Load(dir string) (*Store, error) {
+	docPath := filepath.Join(dir, "document")
+	text, err := os.ReadFile(docPath)
+	if err != nil {
+		return nil, fmt.Errorf("tgcheck: %s is not a tally store (%v); make one with tally --provision", dir, unwrapPath(err))
+	}
+	d, err := doc.Parse(docPath, text)
+	if err != nil {
+		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
+	}
+	s := &Store{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d}
+	f, err := os.Open(s.TapePath)
+	if err != nil {
+		return nil, fmt.Errorf("tgcheck: cannot read the tape: %v", err)
+	}
+	defer f.Close()
+	if s.Tape, err = tape.Resolve(f, tape.Options{}); err != nil {
+		return nil, fmt.Errorf("tgcheck: %s: %v", s.TapePath, err)
+	}
+	return s, nil
+}
+
+// unwrapPath drops the "open PATH:" of a *fs.PathError whose path the
+// message already names.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Known returns, per store id, the largest position the tape records: every
+// entry of that store before it is accounted for on the tape.
+func Known(t *tape.Resolved) map[string]int64 {
+	known := map[string]int64{}
+	raise := func(id string, pos int64) { known[id] = max(known[id], pos) }
+	for _, seals := range t.Seals {
+		for _, s := range seals {
+			for _, p := range s.At {
+				raise(p.ID, p.Pos)
+			}
+		}
+	}
+	for _, m := range t.Markers {
+		raise(m.ID, m.End)
+	}
+	if t.End != nil {
+		for _, p := range t.End.At {
+			raise(p.ID, p.Pos)
+		}
+	}
+	return known
+}
+
+// lastSeal returns the start of the newest sealed bucket and how many
+// buckets are sealed (ok is false when none is).
+func lastSeal(t *tape.Resolved) (start int64, n int, ok bool) {
+	for s := range t.Seals {
+		if !ok || s > start {
+			start = s
+		}
+		ok = true
+	}
+	return start, len(t.Seals), ok
+}
+
+// sealedSoFar says how far an open tape is sealed, for messages.
+func sealedSoFar(t *tape.Resolved) string {
+	start, n, ok := lastSeal(t)
+	if !ok {
+		return "no bucket is sealed yet"
+	}
+	return fmt.Sprintf("sealed through the bucket at %s (%d buckets)", timeText(start), n)
+}
+
+func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
+
+func valueText(v float64) string { return string(tape.AppendValue(nil, v)) }
+
+// plainCounts returns the count metrics without where=: each of them counts
+// every entry placed, so conservation applies to them.
+func plainCounts(d *doc.Doc) []string {
+	var names []string
+	for _, m := range d.Metrics {
+		if m.Kind == doc.Count && m.Where == nil {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}

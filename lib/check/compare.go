@@ -1,0 +1,228 @@
+package check
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// DiffKind names how a tape differs from the re-derived buckets.
+type DiffKind string
+
+// The differences of SPEC §6.
+const (
+	Missing   DiffKind = "missing"   // a re-derived series is not on the tape, and no marker explains it
+	Extra     DiffKind = "extra"     // on the tape, not re-derived (or above it with nothing short anywhere)
+	Short     DiffKind = "short"     // the tape is below the entries, no marker explaining it: a fragment
+	Displaced DiffKind = "displaced" // the tape is above the entries here while it is short or late elsewhere
+)
+
+// Diff is one difference. Series is the series text, or for a bucket
+// compared in total (it has markers) the metric name; Tape then includes
+// the bucket's !late and the metric's !cap entries.
+type Diff struct {
+	Kind          DiffKind
+	Start         int64
+	Series        string
+	Tape, Derived float64
+	Total         bool
+}
+
+// Comparison is the outcome of comparing a tape with re-derived buckets.
+type Comparison struct {
+	Diffs    []Diff // in bucket, then series order
+	Buckets  int    // buckets compared
+	Open     int    // buckets not yet sealed on an open tape, not compared
+	OpenFrom int64  // the first open bucket's start, when Open > 0
+}
+
+// bucketView is one bucket of the tape: its resolved series and markers.
+type bucketView struct {
+	series map[string]tape.Point
+	sealed bool
+	late   int64
+	caps   map[string]int64 // metric → entries over the cap
+}
+
+func (b *bucketView) marked() bool { return b.late > 0 || len(b.caps) > 0 }
+
+// Compare compares the store's tape with the re-derived buckets, bucket by
+// bucket (SPEC §6): a bucket without markers matches series for series; a
+// bucket with !late or !cap markers matches in total for each count metric
+// without where= and no series is above its re-derived value.
+func Compare(s *Store, d *Derived) *Comparison {
+	view := viewBuckets(s.Tape)
+	last, _, anySealed := lastSeal(s.Tape)
+	starts := slices.Sorted(maps.Keys(union(view, d.Buckets)))
+	c := &Comparison{}
+	var over []int // indexes of Diffs above the entries, named once all are known
+	for _, start := range starts {
+		b := view[start]
+		if b == nil {
+			b = &bucketView{}
+		}
+		if s.Tape.End == nil && !b.sealed && !b.marked() && (!anySealed || start > last) {
+			if c.Open == 0 {
+				c.OpenFrom = start
+			}
+			c.Open++
+			continue
+		}
+		c.Buckets++
+		over = c.bucket(start, b, d.Buckets[start], s.Doc, over)
+	}
+	displaced := s.Tape.Totals[tape.Late].Entries > 0 || slices.ContainsFunc(c.Diffs, func(d Diff) bool {
+		return d.Kind == Short || d.Kind == Missing
+	})
+	for _, i := range over {
+		if displaced {
+			c.Diffs[i].Kind = Displaced
+		}
+	}
+	return c
+}
+
+// bucket compares one bucket and returns over with the indexes of new
+// differences where the tape is above the entries.
+func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Series, d *doc.Doc, over []int) []int {
+	add := func(k DiffKind, series string, tapeV, derivedV float64, total bool) {
+		if k == Extra {
+			over = append(over, len(c.Diffs))
+		}
+		c.Diffs = append(c.Diffs, Diff{k, start, series, tapeV, derivedV, total})
+	}
+	for _, text := range slices.Sorted(maps.Keys(derived)) {
+		ds := derived[text]
+		tp, ok := b.series[text]
+		switch {
+		case !ok && !b.marked():
+			add(Missing, text, 0, ds.Value, false)
+		case !ok || tp.Value == ds.Value:
+		case above(ds.Metric.Kind, tp.Value, ds.Value):
+			add(Extra, text, tp.Value, ds.Value, false)
+		case !b.marked():
+			add(Short, text, tp.Value, ds.Value, false)
+		}
+	}
+	for _, text := range slices.Sorted(maps.Keys(b.series)) {
+		if _, ok := derived[text]; !ok {
+			add(Extra, text, b.series[text].Value, 0, false)
+		}
+	}
+	if !b.marked() {
+		return over
+	}
+	for _, name := range plainCounts(d) {
+		var tapeV, derivedV float64
+		for _, p := range b.series {
+			if p.Series.Metric == name {
+				tapeV += p.Value
+			}
+		}
+		for _, ds := range derived {
+			if ds.Metric.Name == name {
+				derivedV += ds.Value
+			}
+		}
+		tapeV += float64(b.late + b.caps[name])
+		switch {
+		case tapeV < derivedV:
+			add(Short, name, tapeV, derivedV, true)
+		case tapeV > derivedV:
+			add(Extra, name, tapeV, derivedV, true)
+		}
+	}
+	return over
+}
+
+// above reports whether a tape value is beyond what the entries allow: a
+// min can only be too low, any other metric too high.
+func above(k doc.MetricKind, tapeV, derivedV float64) bool {
+	if k == doc.Min {
+		return tapeV < derivedV
+	}
+	return tapeV > derivedV
+}
+
+func viewBuckets(t *tape.Resolved) map[int64]*bucketView {
+	view := map[int64]*bucketView{}
+	get := func(start int64) *bucketView {
+		b := view[start]
+		if b == nil {
+			b = &bucketView{series: map[string]tape.Point{}}
+			view[start] = b
+		}
+		return b
+	}
+	for _, p := range t.Points {
+		get(p.Start).series[p.Series.Text] = p
+	}
+	for start := range t.Seals {
+		get(start).sealed = true
+	}
+	for _, m := range t.Markers {
+		switch m.Kind {
+		case tape.Late:
+			get(m.Start).late += m.Count
+		case tape.Cap:
+			b := get(m.Start)
+			if b.caps == nil {
+				b.caps = map[string]int64{}
+			}
+			b.caps[m.Metric] += m.Count
+		}
+	}
+	return view
+}
+
+// union returns the set of bucket starts of both maps.
+func union[A, B any](a map[int64]A, b map[int64]B) map[int64]bool {
+	u := make(map[int64]bool, len(a)+len(b))
+	for k := range a {
+		u[k] = true
+	}
+	for k := range b {
+		u[k] = true
+	}
+	return u
+}
+
+// listed is how many differences of each kind a report lists; the rest
+// are counted.
+const listed = 5
+
+// print writes the comparison and reports whether the tape matched.
+func (c *Comparison) print(w io.Writer) bool {
+	byKind := map[DiffKind][]Diff{}
+	for _, d := range c.Diffs {
+		byKind[d.Kind] = append(byKind[d.Kind], d)
+	}
+	fmt.Fprintf(w, "against: %d buckets compared, %d differences", c.Buckets, len(c.Diffs))
+	for _, k := range []DiffKind{Missing, Extra, Short, Displaced} {
+		if n := len(byKind[k]); n > 0 {
+			fmt.Fprintf(w, ", %d %s", n, k)
+		}
+	}
+	fmt.Fprintln(w)
+	for _, k := range []DiffKind{Missing, Extra, Short, Displaced} {
+		ds := byKind[k]
+		for _, d := range ds[:min(len(ds), listed)] {
+			what := d.Series
+			if d.Total {
+				what = "total " + what + " (with the bucket's markers)"
+			}
+			fmt.Fprintf(w, "%-9s %s %s: tape %s, re-derived %s\n", k, timeText(d.Start), what, valueText(d.Tape), valueText(d.Derived))
+		}
+		if len(ds) > listed {
+			fmt.Fprintf(w, "%-9s ... and %d more\n", k, len(ds)-listed)
+		}
+	}
+	if c.Open > 0 {
+		fmt.Fprintf(w, "open: %d buckets from %s are not sealed yet (not compared)\n", c.Open, timeText(c.OpenFrom))
+	}
+	return len(c.Diffs) == 0
+}

@@ -1,0 +1,233 @@
+package check
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/extract"
+	"github.com/timbertally/timbertally/lib/store"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// Source is one store to re-derive from: its entries that end at or before
+// Limit count, later ones are not yet known to the tape.
+type Source struct {
+	ID, Path string
+	Limit    int64
+}
+
+// Series is one re-derived series value of one bucket.
+type Series struct {
+	Metric *doc.Metric
+	Value  float64
+}
+
+// Derived is what the stores say the tape should hold.
+type Derived struct {
+	Buckets map[int64]map[string]Series // bucket start → series text (as on the tape) → value
+	Fed     map[string]int64            // per store id: entries (lines of any length) before its limit
+}
+
+// Chunk sizes for reading stores: 64 Ki entries or 4 MiB a chunk keeps
+// the per-chunk overhead negligible against ~200-byte entries.
+const (
+	chunkEntries = 64 << 10
+	chunkBytes   = 4 << 20
+)
+
+// Derive re-derives the buckets of document d from the sources: every entry
+// that extracts goes into the bucket of its own time (unbounded grace, no
+// cap), each metric folded as SPEC §4 says.
+func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
+	dv, err := newDeriver(d)
+	if err != nil {
+		return nil, err
+	}
+	out := &Derived{Buckets: map[int64]map[string]Series{}, Fed: map[string]int64{}}
+	for _, src := range sources {
+		n, err := dv.store(src)
+		if err != nil {
+			return nil, err
+		}
+		out.Fed[src.ID] += n
+	}
+	for start, accs := range dv.buckets {
+		b := make(map[string]Series, len(accs))
+		for _, a := range accs {
+			if a.has {
+				b[a.text] = Series{Metric: dv.metrics[a.metric].m, Value: a.value}
+			}
+		}
+		out.Buckets[start] = b
+	}
+	return out, nil
+}
+
+// deriver folds entries into buckets. Series are keyed by raw label bytes
+// (metric index, then each label's length and bytes), so that an entry
+// whose series exists costs a map lookup and no allocation; the tape text
+// of a series is formatted once, when it first appears.
+type deriver struct {
+	x       *extract.Extractor
+	e       extract.Entry
+	width   int64
+	metrics []metric
+	buckets map[int64]map[string]*acc
+	key     []byte
+}
+
+type metric struct {
+	m     *doc.Metric
+	value int   // the field of sum/min/max; -1 for count
+	by    []int // label fields
+	where int   // the where= field; -1 for none
+}
+
+// acc is a series being folded; has is false for a min/max series that has
+// seen no number yet (such a series has no value and is not on the tape).
+type acc struct {
+	text   string
+	metric int
+	value  float64
+	has    bool
+}
+
+func newDeriver(d *doc.Doc) (*deriver, error) {
+	x, err := extract.New(d)
+	if err != nil {
+		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
+	}
+	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}}
+	for i := range d.Metrics {
+		m := &d.Metrics[i]
+		mt := metric{m: m, value: -1, where: -1}
+		if m.Kind != doc.Count {
+			mt.value = x.Field(m.Field)
+		}
+		for _, f := range m.By {
+			mt.by = append(mt.by, x.Field(f))
+		}
+		if m.Where != nil {
+			mt.where = x.Field(m.Where.Field)
+		}
+		dv.metrics = append(dv.metrics, mt)
+	}
+	return dv, nil
+}
+
+// store folds the entries of one source and returns how many it read.
+func (dv *deriver) store(src Source) (int64, error) {
+	r, err := store.Open(src.Path, 0, store.DefaultMaxLine)
+	if err != nil {
+		return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+	}
+	defer r.Close()
+	var fed int64
+	for {
+		c, ok, err := r.Next(chunkEntries, chunkBytes)
+		if err != nil {
+			return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+		}
+		if !ok || c.Offset >= src.Limit {
+			break
+		}
+		if c.Skip != "" {
+			if c.End <= src.Limit {
+				fed++ // a line over the longest an entry may be: an entry, in no bucket
+			}
+			continue
+		}
+		fed += dv.chunk(c, src.Limit)
+	}
+	if r.Pos() < src.Limit {
+		return 0, fmt.Errorf("tgcheck: store %s (%s) has complete lines up to byte %d but the tape accounts for it up to %d; it was truncated or rotated, or it is not the store this tape was fed from",
+			src.ID, src.Path, r.Pos(), src.Limit)
+	}
+	return fed, nil
+}
+
+// chunk folds the entries of c that end at or before limit and returns
+// how many.
+func (dv *deriver) chunk(c store.Chunk, limit int64) int64 {
+	var n int64
+	pos, data := c.Offset, c.Data
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if pos += int64(i) + 1; pos > limit {
+			break
+		}
+		dv.entry(data[:i])
+		data = data[i+1:]
+		n++
+	}
+	return n
+}
+
+func (dv *deriver) entry(line []byte) {
+	if dv.x.Extract(line, &dv.e) != "" {
+		return // a !drop on the tape; conservation counts those
+	}
+	start := floorDiv(dv.e.Time, dv.width) * dv.width
+	b := dv.buckets[start]
+	if b == nil {
+		b = map[string]*acc{}
+		dv.buckets[start] = b
+	}
+	for i := range dv.metrics {
+		mt := &dv.metrics[i]
+		if mt.where >= 0 && !extract.Compare(dv.e.Fields[mt.where], mt.m.Where.Op, mt.m.Where.Value) {
+			continue
+		}
+		dv.key = binary.AppendUvarint(dv.key[:0], uint64(i))
+		for _, f := range mt.by {
+			dv.key = binary.AppendUvarint(dv.key, uint64(len(dv.e.Fields[f])))
+			dv.key = append(dv.key, dv.e.Fields[f]...)
+		}
+		a := b[string(dv.key)]
+		if a == nil {
+			a = &acc{text: dv.seriesText(mt), metric: i}
+			b[string(dv.key)] = a
+		}
+		dv.fold(mt, a)
+	}
+}
+
+func (dv *deriver) seriesText(mt *metric) string {
+	labels := make([]tape.Label, len(mt.by))
+	for j, f := range mt.by {
+		labels[j] = tape.Label{Name: mt.m.By[j], Value: string(dv.e.Fields[f])}
+	}
+	return string(tape.AppendSeries(nil, mt.m.Name, labels))
+}
+
+// fold adds the current entry to a: count counts it; sum adds its number
+// (a non-number adds 0); min and max skip a non-number.
+func (dv *deriver) fold(mt *metric, a *acc) {
+	if mt.m.Kind == doc.Count {
+		a.value++
+		a.has = true
+		return
+	}
+	v, ok := extract.Number(dv.e.Fields[mt.value])
+	switch {
+	case mt.m.Kind == doc.Sum:
+		a.value += v
+		a.has = true
+	case !ok:
+	case !a.has || mt.m.Kind == doc.Min && v < a.value || mt.m.Kind == doc.Max && v > a.value:
+		a.value = v
+		a.has = true
+	}
+}
+
+// floorDiv divides rounding toward minus infinity, so that an entry before
+// 1970 falls in the bucket that contains it.
+func floorDiv(t, w int64) int64 {
+	q := t / w
+	if t%w != 0 && t < 0 {
+		q--
+	}
+	return q
+}
