@@ -1,0 +1,258 @@
+package read
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// now is the clock the tests run tgread at: 2026-10-10T14:00:00Z.
+var now = time.Date(2026, 10, 10, 14, 0, 0, 0, time.UTC)
+
+const tapeA = `2026-10-10T13:55:30Z requests{status="200",method="GET"} 431
+2026-10-10T13:55:30Z requests{status="404",method="GET"} 12
+2026-10-10T13:55:30Z bytes{status="200",method="GET"} 1234567
+seal 2026-10-10T13:55:30Z width=10s entries=443 at=web1:186350
+2026-10-10T13:55:40Z requests{status="200",method="GET"} 512
+2026-10-10T13:55:40Z requests{status="200",method="GET"} 1024
+2026-10-10T13:55:40Z requests{status="200",method="GET"} 2048
+2026-10-10T13:55:40Z requests{status="x\xff\"\n	,=y",method="GET"} 3
+seal 2026-10-10T13:55:40Z width=10s entries=2051 at=web1:200000
+!late 2026-10-10T13:55:20Z id=web1 offset=190210 end=190900 count=3
+!drop id=web1 offset=200111 end=200300 count=1 reason=no-time
+`
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func tgread(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"tgread"}, args...), strings.NewReader(stdin), &out, &errOut, false, now)
+	return result{code, out.String(), errOut.String()}
+}
+
+func (r result) want(t *testing.T, code int, stdout string) {
+	t.Helper()
+	if r.code != code || r.stdout != stdout {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s", r.code, r.stdout, r.stderr, code, stdout)
+	}
+}
+
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestEachFormatShowsTheResolvedTape(t *testing.T) {
+	cases := map[string]string{
+		"tsv": "time\tmetric\tlabels\tvalue\n" +
+			"2026-10-10T13:55:30Z\tbytes\tmethod=GET,status=200\t1234567\n" +
+			"2026-10-10T13:55:30Z\trequests\tmethod=GET,status=200\t431\n" +
+			"2026-10-10T13:55:30Z\trequests\tmethod=GET,status=404\t12\n" +
+			"2026-10-10T13:55:40Z\trequests\tmethod=GET,status=200\t2048\n" +
+			"2026-10-10T13:55:40Z\trequests\tmethod=GET,status=x\\xff\"\\n\\t,=y\t3\n",
+		"csv": "time,metric,labels,value\n" +
+			"2026-10-10T13:55:30Z,bytes,\"method=GET,status=200\",1234567\n" +
+			"2026-10-10T13:55:30Z,requests,\"method=GET,status=200\",431\n" +
+			"2026-10-10T13:55:30Z,requests,\"method=GET,status=404\",12\n" +
+			"2026-10-10T13:55:40Z,requests,\"method=GET,status=200\",2048\n" +
+			"2026-10-10T13:55:40Z,requests,\"method=GET,status=x\\xff\"\"\n\t,=y\",3\n",
+		"json": `{"time":"2026-10-10T13:55:30Z","metric":"bytes","labels":{"method":"GET","status":"200"},"value":1234567}
+{"time":"2026-10-10T13:55:30Z","metric":"requests","labels":{"method":"GET","status":"200"},"value":431}
+{"time":"2026-10-10T13:55:30Z","metric":"requests","labels":{"method":"GET","status":"404"},"value":12}
+{"time":"2026-10-10T13:55:40Z","metric":"requests","labels":{"method":"GET","status":"200"},"value":2048}
+{"time":"2026-10-10T13:55:40Z","metric":"requests","labels":{"method":"GET","status":"x\\xff\"\n\t,=y"},"value":3}
+`,
+		"tape": `2026-10-10T13:55:30Z bytes{status="200",method="GET"} 1234567
+2026-10-10T13:55:30Z requests{status="200",method="GET"} 431
+2026-10-10T13:55:30Z requests{status="404",method="GET"} 12
+2026-10-10T13:55:40Z requests{status="200",method="GET"} 2048
+2026-10-10T13:55:40Z requests{status="x\xff\"\n	,=y",method="GET"} 3
+`,
+		"openmetrics": `# TYPE bytes gauge
+bytes{method="GET",status="200"} 1234567 1791640530
+# TYPE requests gauge
+requests{method="GET",status="200"} 431 1791640530
+requests{method="GET",status="200"} 2048 1791640540
+requests{method="GET",status="404"} 12 1791640530
+requests{method="GET",status="x\\xff\"\n	,=y"} 3 1791640540
+# EOF
+`,
+		"table": `TIME                  METRIC    LABELS                           VALUE
+2026-10-10T13:55:30Z  bytes     method=GET,status=200            1234567
+2026-10-10T13:55:30Z  requests  method=GET,status=200            431
+2026-10-10T13:55:30Z  requests  method=GET,status=404            12
+2026-10-10T13:55:40Z  requests  method=GET,status=200            2048
+2026-10-10T13:55:40Z  requests  method=GET,status=x\xff"\n\t,=y  3
+`,
+	}
+	for format, want := range cases {
+		t.Run(format, func(t *testing.T) { tgread(t, tapeA, "--format", format).want(t, 0, want) })
+	}
+}
+
+func TestTheDefaultFormatIsATableOnATerminalAndTSVElsewhere(t *testing.T) {
+	var out bytes.Buffer
+	run([]string{"tgread"}, strings.NewReader(tapeA), &out, &bytes.Buffer{}, true, now)
+	if !strings.HasPrefix(out.String(), "TIME  ") {
+		t.Errorf("on a terminal: %q", out.String())
+	}
+	if r := tgread(t, tapeA); !strings.HasPrefix(r.stdout, "time\tmetric\tlabels\tvalue\n") {
+		t.Errorf("on a pipe: %q", r.stdout)
+	}
+}
+
+func TestADifferingDuplicateIsReportedOncePerPair(t *testing.T) {
+	r := tgread(t, tapeA, "-f", "tape", "-m", "requests")
+	want := `tgread: stdin line 6 replaces requests{status="200",method="GET"} at 2026-10-10T13:55:40Z: 512 -> 1024 (a fragment: the old defect's signature; run tgcheck --scan)` + "\n"
+	if r.stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
+	}
+}
+
+func TestFiltersSelectMetricsAndBucketStarts(t *testing.T) {
+	tgread(t, tapeA, "-f", "tape", "--metric", "bytes,nothing", "--from", "2026-10-10T13:55:30Z", "--to", "2026-10-10T13:55:40Z").
+		want(t, 0, "2026-10-10T13:55:30Z bytes{status=\"200\",method=\"GET\"} 1234567\n")
+	tgread(t, tapeA, "-f", "tape", "--metric", "requests", "--metric", "bytes", "--from", "-4m25s").
+		want(t, 0, "2026-10-10T13:55:40Z requests{status=\"200\",method=\"GET\"} 2048\n2026-10-10T13:55:40Z requests{status=\"x\\xff\\\"\\n\t,=y\",method=\"GET\"} 3\n")
+}
+
+func TestMarkersAreListedWithATotalPerKind(t *testing.T) {
+	tgread(t, tapeA, "--markers", "--from", "2026-10-10T13:55:30Z").want(t, 0, `!drop id=web1 offset=200111 end=200300 count=1 reason=no-time
+# total !late markers=0 entries=0
+# total !drop markers=1 entries=1
+# total !cap markers=0 entries=0
+`)
+	tgread(t, tapeA, "--markers").want(t, 0, `!late 2026-10-10T13:55:20Z id=web1 offset=190210 end=190900 count=3
+!drop id=web1 offset=200111 end=200300 count=1 reason=no-time
+# total !late markers=1 entries=3
+# total !drop markers=1 entries=1
+# total !cap markers=0 entries=0
+`)
+}
+
+// store makes a tally store: its document has a count, a min and a max.
+func store(t *testing.T, dir, tape string) string {
+	write(t, dir, "document", "format apache-combined\nwindow 10s\nmetric requests count by=status\nmetric small min=bytes by=status\nmetric big max=bytes by=status\n")
+	write(t, dir, "tape", tape)
+	return dir
+}
+
+func TestStoresMergeBySummingCountsAndTakingMinOfMinsAndMaxOfMaxes(t *testing.T) {
+	dir := t.TempDir()
+	a := store(t, filepath.Join(dir, "a"), `2026-10-10T13:55:30Z requests{status="200"} 5
+2026-10-10T13:55:30Z small{status="200"} 7
+2026-10-10T13:55:30Z big{status="200"} 70
+2026-10-10T13:55:40Z requests{status="200"} 6
+2026-10-10T13:55:40Z small{status="200"} 3
+2026-10-10T13:55:40Z big{status="200"} 90
+`)
+	b := store(t, filepath.Join(dir, "b"), `2026-10-10T13:55:30Z requests{status="200"} 10
+2026-10-10T13:55:30Z small{status="200"} 4
+2026-10-10T13:55:30Z big{status="200"} 80
+`)
+	tgread(t, "", "-f", "tape", a, b).want(t, 0, `2026-10-10T13:55:30Z big{status="200"} 80
+2026-10-10T13:55:30Z requests{status="200"} 15
+2026-10-10T13:55:30Z small{status="200"} 4
+2026-10-10T13:55:40Z big{status="200"} 90
+2026-10-10T13:55:40Z requests{status="200"} 6
+2026-10-10T13:55:40Z small{status="200"} 3
+`)
+	tgread(t, "", "-f", "tape", "--step", "1m", a, b).want(t, 0, `2026-10-10T13:55:00Z big{status="200"} 90
+2026-10-10T13:55:00Z requests{status="200"} 21
+2026-10-10T13:55:00Z small{status="200"} 3
+`)
+	tgread(t, "", "-f", "tsv", "--by-tape", "-m", "requests", a, b).want(t, 0, "time\tmetric\tlabels\tvalue\n"+
+		"2026-10-10T13:55:30Z\trequests\tstatus=200,tape="+a+"\t5\n"+
+		"2026-10-10T13:55:30Z\trequests\tstatus=200,tape="+b+"\t10\n"+
+		"2026-10-10T13:55:40Z\trequests\tstatus=200,tape="+a+"\t6\n")
+}
+
+func TestStepOnABareTapeNeedsTheKindOfEachMetric(t *testing.T) {
+	r := tgread(t, tapeA, "--step", "1m")
+	if r.code != 2 || !strings.Contains(r.stderr, "--kind bytes=count|sum|min|max") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	tgread(t, tapeA, "-f", "tape", "--step", "1m", "--kind", "requests=count", "--kind", "bytes=sum", "-m", "requests").
+		want(t, 0, "2026-10-10T13:55:00Z requests{status=\"200\",method=\"GET\"} 2479\n2026-10-10T13:55:00Z requests{status=\"404\",method=\"GET\"} 12\n2026-10-10T13:55:00Z requests{status=\"x\\xff\\\"\\n\t,=y\",method=\"GET\"} 3\n")
+}
+
+func TestAStepThatSplitsABucketIsRefused(t *testing.T) {
+	r := tgread(t, tapeA, "--step", "15s", "--kind", "requests=count", "--kind", "bytes=sum")
+	if r.code != 2 || !strings.Contains(r.stderr, "not a multiple of the 10s window") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestAMalformedTapeFailsNamingTheFileAndLine(t *testing.T) {
+	path := write(t, t.TempDir(), "tape", tapeA+"2026-10-10T13:55:50Z requests{status=\"200} 1\n")
+	r := tgread(t, "", path)
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, path+": tape: line 12: malformed tape record") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestATornLastLineIsLeftOutQuietlyOnStdinAndWithANoteOnAFile(t *testing.T) {
+	torn := "2026-10-10T13:55:30Z requests 4\n2026-10-10T13:55:40Z requests 9"
+	tgread(t, torn, "-f", "tape", "-").want(t, 0, "2026-10-10T13:55:30Z requests 4\n")
+	path := write(t, t.TempDir(), "tape", torn)
+	r := tgread(t, "", "-f", "tape", path)
+	r.want(t, 0, "2026-10-10T13:55:30Z requests 4\n")
+	if !strings.Contains(r.stderr, "tgread: note: "+path+" ends in a torn line") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+func TestBadUsageExitsTwoAndSaysWhatToDo(t *testing.T) {
+	for _, args := range [][]string{
+		{"--format", "xml"},
+		{"--from", "yesterday"},
+		{"--to", "13:55"},
+		{"--step", "-1m"},
+		{"--kind", "requests=avg"},
+		{"--no-such-flag"},
+		{"-", "-"},
+	} {
+		r := tgread(t, tapeA, args...)
+		if r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "tgread: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestAMissingTapeOrStoreIsARuntimeError(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{filepath.Join(dir, "nothing"), dir} {
+		if r := tgread(t, "", name); r.code != 1 || !strings.Contains(r.stderr, name) {
+			t.Errorf("%s: exit %d, stderr %q", name, r.code, r.stderr)
+		}
+	}
+}
+
+func TestHelpShowsExamplesAndExitsZero(t *testing.T) {
+	r := tgread(t, "", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Examples:") || !strings.Contains(r.stdout, "--by-tape") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestSecondsKeepTheFractionOfABucketStart(t *testing.T) {
+	for ns, want := range map[int64]string{0: "0", 1_500_000_000: "1.5", -1_500_000_000: "-2.5", 1_000_000_001: "1.000000001"} {
+		if got := string(appendSeconds(nil, ns)); got != want {
+			t.Errorf("appendSeconds(%d) = %s, want %s", ns, got, want)
+		}
+	}
+}
