@@ -1,0 +1,66 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+func TestNumberReadsDecimalsAndRefusesTheRest(t *testing.T) {
+	for s, want := range map[string]float64{
+		"0": 0, "2326": 2326, "007": 7, "-3": -3, "1.5": 1.5, "-0.25": -0.25,
+		"123456789012345": 123456789012345, "1234567890123456789": 1234567890123456789,
+		"0.1": 0.1, "12345678901234.5": 12345678901234.5, "1.00000000000000000001": 1,
+	} {
+		if v, ok := Number([]byte(s)); !ok || v != want {
+			t.Errorf("Number(%q) = %v, %v; want %v", s, v, ok, want)
+		}
+	}
+	for _, s := range []string{"", "-", "1.", ".5", "1e3", "+1", "1,5", " 1", "1 ", "--1", "1.2.3", "0x10", "NaN", "Inf"} {
+		if v, ok := Number([]byte(s)); ok {
+			t.Errorf("Number(%q) = %v, want not a number", s, v)
+		}
+	}
+}
+
+func TestNumberOfDigitsAllocatesNothing(t *testing.T) {
+	b := []byte("48213")
+	if n := testing.AllocsPerRun(100, func() { Number(b) }); n != 0 {
+		t.Errorf("Number allocates %v times", n)
+	}
+}
+
+func TestCompareIsNumericWhenBothSidesAreNumbers(t *testing.T) {
+	for _, c := range []struct {
+		field string
+		op    doc.Op
+		value string
+		want  bool
+	}{
+		{"500", doc.Ge, "500", true},
+		{"499", doc.Ge, "500", false},
+		{"1000", doc.Gt, "999", true}, // byte-wise "1000" < "999"
+		{"200", doc.Eq, "200.0", true},
+		{"200", doc.Ne, "200", false},
+		{"-1", doc.Lt, "0", true},
+		{"10", doc.Le, "9", false},
+		{"abc", doc.Lt, "abd", true}, // byte-wise
+		{"10", doc.Gt, "9x", false},  // one side not a number: byte-wise "10" < "9x"
+		{"-", doc.Eq, "-", true},
+		{"/a", doc.Ne, "/b", true},
+		{"\xff", doc.Gt, "z", true},
+		{"GET", doc.Eq, "GET", true},
+		{"GET", doc.Ge, "POST", false},
+	} {
+		if got := Compare([]byte(c.field), c.op, c.value); got != c.want {
+			t.Errorf("Compare(%q, %v, %q) = %v, want %v", c.field, c.op, c.value, got, c.want)
+		}
+	}
+}
+
+func TestCompareAllocatesNothing(t *testing.T) {
+	f := []byte("/index.html")
+	if n := testing.AllocsPerRun(100, func() { Compare(f, doc.Lt, "/z") }); n != 0 {
+		t.Errorf("Compare allocates %v times", n)
+	}
+}

@@ -1,0 +1,110 @@
+package extract
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func TestParseCLFAgreesWithTimeParseOnRandomValidTimes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	lo := time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	hi := time.Date(2250, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for range 100000 {
+		offset := (r.IntN(28*60) - 14*60) * 60 // -14:00 .. +13:59 in whole minutes
+		tm := time.Unix(lo+r.Int64N(hi-lo), 0).In(time.FixedZone("", offset))
+		s := tm.Format("02/Jan/2006:15:04:05 -0700")
+		want, err := time.Parse("02/Jan/2006:15:04:05 -0700", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseCLF([]byte(s))
+		if !ok || got != want.UnixNano() {
+			t.Fatalf("parseCLF(%q) = %v, %v; want %v", s, time.Unix(0, got).UTC(), ok, want.UTC())
+		}
+	}
+}
+
+func TestParseCLFRefusesOutOfRangeFields(t *testing.T) {
+	for _, s := range []string{
+		"31/Feb/2000:13:55:36 -0700", // February is never 31 days
+		"29/Feb/1900:13:55:36 -0700", // 1900 is not a leap year
+		"31/Apr/2000:13:55:36 -0700",
+		"00/Oct/2000:13:55:36 -0700",
+		"32/Oct/2000:13:55:36 -0700",
+		"10/Oct/2000:24:00:00 -0700",
+		"10/Oct/2000:13:60:36 -0700",
+		"10/Oct/2000:13:55:60 -0700",
+		"10/Oct/2000:13:55:36 +0960",
+		"10/Oct/2000:13:55:36 +2400",
+		"10/Oct/2000:13:55:36 *0700",
+		"10/oct/2000:13:55:36 -0700",
+		"10/Oct/2000:13:55:36 -070",
+		"10/Oct/2000:13:55:36 -07000",
+		"1/Oct/2000:13:55:36 -0700 ",
+		"10/Oct/200x:13:55:36 -0700",
+		"10-Oct-2000:13:55:36 -0700",
+		"10/Oct/2000 13:55:36 -0700",
+		"10/Oct/1600:13:55:36 -0700", // before what int64 nanoseconds hold
+		"10/Oct/2300:13:55:36 -0700", // after it
+	} {
+		if ns, ok := parseCLF([]byte(s)); ok {
+			t.Errorf("parseCLF(%q) = %v, want a refusal", s, time.Unix(0, ns).UTC())
+		}
+	}
+	if _, ok := parseCLF([]byte("29/Feb/2000:23:59:59 +1400")); !ok {
+		t.Error("parseCLF refused 29 February of 2000, a leap year")
+	}
+}
+
+func TestExtractReadsEachTimeLayout(t *testing.T) {
+	want := time.Date(2026, 10, 10, 13, 55, 36, 250_000_000, time.UTC).UnixNano()
+	for _, c := range []struct{ layout, value string }{
+		{"rfc3339", "2026-10-10T13:55:36.25Z"},
+		{"rfc3339", "2026-10-10T15:55:36.25+02:00"},
+		{"unix", "1791640536.25"},
+		{"unix", "1791640536.250000000999"},
+		{"unixms", "1791640536250"},
+		{"2006-01-02 15:04:05.000", "2026-10-10 13:55:36.250"},
+		{"2006-01-02 15:04:05.000 -0700", "2026-10-10 06:55:36.250 -0700"},
+		{"clf", "10/Oct/2026:13:55:36 +0000"},
+	} {
+		x := newExtractor(t, "format regex ^(?P<t>.*)$\ntime t layout="+c.layout+"\nwindow 1s\nmetric r count\n")
+		var e Entry
+		if r := x.Extract([]byte(c.value), &e); r != "" {
+			t.Errorf("layout %s: Extract(%q) = %q", c.layout, c.value, r)
+			continue
+		}
+		w := want
+		if c.layout == "clf" {
+			w -= 250_000_000 // CLF has whole seconds
+		}
+		if e.Time != w {
+			t.Errorf("layout %s: %q read as %v, want %v", c.layout, c.value, time.Unix(0, e.Time).UTC(), time.Unix(0, w).UTC())
+		}
+	}
+}
+
+func TestExtractRefusesTimesThatDoNotParse(t *testing.T) {
+	for _, c := range []struct{ layout, value string }{
+		{"rfc3339", "2026-10-10 13:55:36Z"},
+		{"rfc3339", ""},
+		{"unix", ""},
+		{"unix", "-5"},
+		{"unix", "17.1.1"},
+		{"unix", "1791640536."},
+		{"unix", ".5"},
+		{"unix", "99999999999"},
+		{"unixms", "1791640536250.5"},
+		{"unixms", ""},
+		{"unixms", "99999999999999"},
+		{"2006-01-02", "2026-13-01"},
+		{"2006-01-02", "0001-01-01"},
+	} {
+		x := newExtractor(t, "format regex ^(?P<t>.*)$\ntime t layout="+c.layout+"\nwindow 1s\nmetric r count\n")
+		var e Entry
+		if r := x.Extract([]byte(c.value), &e); r != ReasonTime {
+			t.Errorf("layout %s: Extract(%q) = %q, want %q", c.layout, c.value, r, ReasonTime)
+		}
+	}
+}
