@@ -157,29 +157,24 @@ func (o *options) check(w io.Writer) (bool, error) {
 	return holds, nil
 }
 
-// derive re-derives the buckets from the --against stores, each up to what
-// the tape knows of it: the end record's position on a complete tape, else
-// the largest position it records.
+// derive re-derives the buckets from the --against stores, each up to the
+// largest position the tape records for it (on a complete tape, that of its
+// end record). A complete tape must be checked against every store it names.
 func (o *options) derive(s *Store) (*Derived, error) {
-	known := Known(s.Tape)
-	for i := range o.against {
-		src := &o.against[i]
-		src.Limit = known[src.ID]
-		if s.Tape.End == nil {
-			continue
-		}
-		pos, ok := s.Tape.End.AtPos(src.ID)
-		if !ok {
-			return nil, fmt.Errorf("tgcheck: the tape's end record does not name store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
-		}
-		src.Limit = pos
-	}
 	if s.Tape.End != nil {
 		for _, p := range s.Tape.End.At {
 			if !slices.ContainsFunc(o.against, func(src Source) bool { return src.ID == p.ID }) {
-				return nil, fmt.Errorf("tgcheck: the tape was also fed from store %s; give it with --against %s=PATH too", p.ID, p.ID)
+				return nil, fmt.Errorf("tgcheck: the tape was fed from store %s; give it with --against %s=PATH", p.ID, p.ID)
 			}
 		}
+	}
+	known := Known(s.Tape)
+	for i := range o.against {
+		src := &o.against[i]
+		if _, ok := known[src.ID]; !ok && s.Tape.End != nil {
+			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
+		}
+		src.Limit = known[src.ID]
 	}
 	return Derive(s.Doc, o.against)
 }

@@ -23,13 +23,15 @@ const (
 
 // Diff is one difference. Series is the series text, or for a bucket
 // compared in total (it has markers) the metric name; Tape then includes
-// the bucket's !late and the metric's !cap entries.
+// the bucket's !late and the metric's !cap entries. OneSide is set for a
+// series on the tape only (Derived is then 0) or re-derived only (Tape 0).
 type Diff struct {
 	Kind          DiffKind
 	Start         int64
 	Series        string
 	Tape, Derived float64
 	Total         bool
+	OneSide       bool
 }
 
 // Comparison is the outcome of comparing a tape with re-derived buckets.
@@ -89,28 +91,28 @@ func Compare(s *Store, d *Derived) *Comparison {
 // bucket compares one bucket and returns over with the indexes of new
 // differences where the tape is above the entries.
 func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Series, d *doc.Doc, over []int) []int {
-	add := func(k DiffKind, series string, tapeV, derivedV float64, total bool) {
+	add := func(k DiffKind, series string, tapeV, derivedV float64, total, oneSide bool) {
 		if k == Extra {
 			over = append(over, len(c.Diffs))
 		}
-		c.Diffs = append(c.Diffs, Diff{k, start, series, tapeV, derivedV, total})
+		c.Diffs = append(c.Diffs, Diff{k, start, series, tapeV, derivedV, total, oneSide})
 	}
 	for _, text := range slices.Sorted(maps.Keys(derived)) {
 		ds := derived[text]
 		tp, ok := b.series[text]
 		switch {
 		case !ok && !b.marked():
-			add(Missing, text, 0, ds.Value, false)
+			add(Missing, text, 0, ds.Value, false, true)
 		case !ok || tp.Value == ds.Value:
 		case above(ds.Metric.Kind, tp.Value, ds.Value):
-			add(Extra, text, tp.Value, ds.Value, false)
+			add(Extra, text, tp.Value, ds.Value, false, false)
 		case !b.marked():
-			add(Short, text, tp.Value, ds.Value, false)
+			add(Short, text, tp.Value, ds.Value, false, false)
 		}
 	}
 	for _, text := range slices.Sorted(maps.Keys(b.series)) {
 		if _, ok := derived[text]; !ok {
-			add(Extra, text, b.series[text].Value, 0, false)
+			add(Extra, text, b.series[text].Value, 0, false, true)
 		}
 	}
 	if !b.marked() {
@@ -131,9 +133,9 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 		tapeV += float64(b.late + b.caps[name])
 		switch {
 		case tapeV < derivedV:
-			add(Short, name, tapeV, derivedV, true)
+			add(Short, name, tapeV, derivedV, true, false)
 		case tapeV > derivedV:
-			add(Extra, name, tapeV, derivedV, true)
+			add(Extra, name, tapeV, derivedV, true, false)
 		}
 	}
 	return over
@@ -179,6 +181,19 @@ func viewBuckets(t *tape.Resolved) map[int64]*bucketView {
 	return view
 }
 
+// describe says what differs: the series and both values.
+func (d Diff) describe() string {
+	switch {
+	case d.Total:
+		return fmt.Sprintf("total %s with the bucket's markers: tape %s, re-derived %s", d.Series, valueText(d.Tape), valueText(d.Derived))
+	case d.OneSide && d.Kind == Missing:
+		return fmt.Sprintf("%s: not on the tape, re-derived %s", d.Series, valueText(d.Derived))
+	case d.OneSide:
+		return fmt.Sprintf("%s: tape %s, not re-derived", d.Series, valueText(d.Tape))
+	}
+	return fmt.Sprintf("%s: tape %s, re-derived %s", d.Series, valueText(d.Tape), valueText(d.Derived))
+}
+
 // union returns the set of bucket starts of both maps.
 func union[A, B any](a map[int64]A, b map[int64]B) map[int64]bool {
 	u := make(map[int64]bool, len(a)+len(b))
@@ -211,11 +226,7 @@ func (c *Comparison) print(w io.Writer) bool {
 	for _, k := range []DiffKind{Missing, Extra, Short, Displaced} {
 		ds := byKind[k]
 		for _, d := range ds[:min(len(ds), listed)] {
-			what := d.Series
-			if d.Total {
-				what = "total " + what + " (with the bucket's markers)"
-			}
-			fmt.Fprintf(w, "%-9s %s %s: tape %s, re-derived %s\n", k, timeText(d.Start), what, valueText(d.Tape), valueText(d.Derived))
+			fmt.Fprintf(w, "%-9s %s %s\n", k, timeText(d.Start), d.describe())
 		}
 		if len(ds) > listed {
 			fmt.Fprintf(w, "%-9s ... and %d more\n", k, len(ds)-listed)

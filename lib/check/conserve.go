@@ -11,7 +11,7 @@ import (
 // entry fed is in the metric's series, in one of its !cap markers, late or
 // dropped, so Tape+Cap+Late+Drop == Fed.
 type Balance struct {
-	Metric                      string
+	Metric                     string
 	Tape, Cap, Late, Drop, Fed int64
 }
 

@@ -1,0 +1,362 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+const testDoc = `format apache-combined
+window 10s grace=0s
+metric requests count by=status
+metric bytes sum=bytes by=status
+metric biggest max=bytes
+metric errors count where=status>=500
+`
+
+// line returns an Apache combined line at 13:55:sec (a second past
+// 13:55:00, so windows start at :00, :10, :20...).
+func line(sec, status int, bytes string) string {
+	return fmt.Sprintf(`10.0.0.1 - - [10/Oct/2026:13:55:%02d +0000] "GET /x?a=1 HTTP/1.1" %d %s "-" "agent \"q\" 1"`+"\n", sec, status, bytes)
+}
+
+// fixture is a tally store and one store of entries in a temporary
+// directory.
+type fixture struct {
+	dir, log string
+	size     int64
+}
+
+// newFixture writes the log lines and the tape; @END@ in the tape becomes
+// the log's size.
+func newFixture(t *testing.T, lines []string, tapeText string) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{dir: filepath.Join(root, "tally"), log: filepath.Join(root, "web1")}
+	log := strings.Join(lines, "")
+	f.size = int64(len(log))
+	tapeText = strings.ReplaceAll(tapeText, "@END@", fmt.Sprint(f.size))
+	write(t, f.log, log)
+	write(t, filepath.Join(f.dir, "document"), testDoc)
+	write(t, filepath.Join(f.dir, "tape"), tapeText)
+	return f
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) load(t *testing.T) *Store {
+	t.Helper()
+	s, err := Load(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) compare(t *testing.T) *Comparison {
+	t.Helper()
+	s := f.load(t)
+	d, err := Derive(s.Doc, []Source{{ID: "web1", Path: f.log, Limit: Known(s.Tape)["web1"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Compare(s, d)
+}
+
+// tgcheck runs the command line and returns its status and stdout+stderr.
+func (f *fixture) tgcheck(args ...string) (int, string) {
+	var out bytes.Buffer
+	args = append(append([]string{"tgcheck"}, args...), f.dir)
+	code := run(args, &out, &out)
+	return code, out.String()
+}
+
+// threeBuckets: 13:55:00 has 200, 200, 500 "-"; 13:55:10 has 404; 13:55:20 has 200.
+var threeBuckets = []string{line(1, 200, "100"), line(2, 200, "50"), line(5, 500, "-"), line(12, 404, "7"), line(25, 200, "1")}
+
+const threeBucketsTape = `2026-10-10T13:55:00Z requests{status="200"} 2
+2026-10-10T13:55:00Z requests{status="500"} 1
+2026-10-10T13:55:00Z bytes{status="200"} 150
+2026-10-10T13:55:00Z bytes{status="500"} 0
+2026-10-10T13:55:00Z biggest 100
+2026-10-10T13:55:00Z errors 1
+seal 2026-10-10T13:55:00Z width=10s entries=3 at=web1:@P3@
+2026-10-10T13:55:10Z requests{status="404"} 1
+2026-10-10T13:55:10Z bytes{status="404"} 7
+2026-10-10T13:55:10Z biggest 7
+seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@P4@
+2026-10-10T13:55:20Z requests{status="200"} 1
+2026-10-10T13:55:20Z bytes{status="200"} 1
+2026-10-10T13:55:20Z biggest 1
+seal 2026-10-10T13:55:20Z width=10s entries=1 at=web1:@END@
+end at=web1:@END@
+`
+
+// positions replaces @Pn@ with the position after the first n lines.
+func positions(lines []string, tapeText string) string {
+	pos := 0
+	for i, l := range lines {
+		pos += len(l)
+		tapeText = strings.ReplaceAll(tapeText, fmt.Sprintf("@P%d@", i+1), fmt.Sprint(pos))
+	}
+	return tapeText
+}
+
+func TestACorrectTapeMatchesEveryBucketAndConserves(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	if c := f.compare(t); len(c.Diffs) != 0 || c.Buckets != 3 || c.Open != 0 {
+		t.Fatalf("want 3 matching buckets, got %+v", c)
+	}
+	code, out := f.tgcheck("--against", "web1="+f.log, "--scan", "--strict")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"conservation requests: tape 5 + cap 0 + late 0 + drop 0 = 5, fed 5: ok", "0 differences", "scan: 0 signatures"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAFragmentIsShortAndFailsConservation(t *testing.T) {
+	tp := strings.Replace(positions(threeBuckets, threeBucketsTape), `requests{status="200"} 2`, `requests{status="200"} 1`, 1)
+	f := newFixture(t, threeBuckets, tp)
+	want := Diff{Short, ns("13:55:00"), `requests{status="200"}`, 1, 2, false, false}
+	if c := f.compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
+		t.Fatalf("want %+v, got %+v", want, c.Diffs)
+	}
+	code, out := f.tgcheck("--against", "web1="+f.log)
+	if code != 1 || !strings.Contains(out, "MISMATCH (-1)") || !strings.Contains(out, `short     2026-10-10T13:55:00Z requests{status="200"}: tape 1, re-derived 2`) {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestCountsMovedBetweenBucketsAreDisplacedAndMissing(t *testing.T) {
+	// The 13:55:20 entry counted in 13:55:10 instead.
+	tp := positions(threeBuckets, threeBucketsTape)
+	tp = strings.Replace(tp, `2026-10-10T13:55:20Z requests{status="200"} 1`+"\n", "", 1)
+	tp = strings.Replace(tp, `2026-10-10T13:55:10Z requests{status="404"} 1`, `2026-10-10T13:55:10Z requests{status="200"} 1`+"\n"+`2026-10-10T13:55:10Z requests{status="404"} 1`, 1)
+	c := newFixture(t, threeBuckets, tp).compare(t)
+	kinds := map[DiffKind]int{}
+	for _, d := range c.Diffs {
+		kinds[d.Kind]++
+	}
+	if kinds[Displaced] != 1 || kinds[Missing] != 1 || len(c.Diffs) != 2 {
+		t.Fatalf("want one displaced and one missing, got %+v", c.Diffs)
+	}
+}
+
+func TestATapeAboveTheEntriesWithNothingShortIsExtra(t *testing.T) {
+	tp := strings.Replace(positions(threeBuckets, threeBucketsTape), `requests{status="404"} 1`, `requests{status="404"} 2`, 1)
+	tp = strings.Replace(tp, "end at", `2026-10-10T13:55:20Z requests{status="302"} 1`+"\nend at", 1)
+	c := newFixture(t, threeBuckets, tp).compare(t)
+	if len(c.Diffs) != 2 || c.Diffs[0].Kind != Extra || c.Diffs[1].Kind != Extra || c.Diffs[1].Series != `requests{status="302"}` {
+		t.Fatalf("want two extra, got %+v", c.Diffs)
+	}
+}
+
+func TestABucketWithLateEntriesMatchesInTotal(t *testing.T) {
+	// The second 200 of 13:55:00 arrived after its seal: !late, not a series.
+	tp := positions(threeBuckets, threeBucketsTape)
+	tp = strings.Replace(tp, `requests{status="200"} 2`, `requests{status="200"} 1`, 1)
+	tp = strings.Replace(tp, `bytes{status="200"} 150`, `bytes{status="200"} 100`, 1)
+	tp = strings.Replace(tp, "seal 2026-10-10T13:55:10Z", "!late 2026-10-10T13:55:00Z id=web1 offset=@P1@ end=@P2@ count=1\nseal 2026-10-10T13:55:10Z", 1)
+	tp = positions(threeBuckets, tp)
+	f := newFixture(t, threeBuckets, tp)
+	if c := f.compare(t); len(c.Diffs) != 0 {
+		t.Fatalf("want a match in total, got %+v", c.Diffs)
+	}
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 || !strings.Contains(out, "late 1") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if code, out := f.tgcheck("--against", "web1="+f.log, "--strict"); code != 1 || !strings.Contains(out, "strict: 1 !late markers (1 entries)") {
+		t.Fatalf("--strict: exit %d:\n%s", code, out)
+	}
+	// A late count that does not make up the total is short in total.
+	f = newFixture(t, threeBuckets, strings.Replace(tp, `requests{status="200"} 1`, `requests{status="200"} 0`, 1))
+	want := Diff{Short, ns("13:55:00"), "requests", 2, 3, true, false}
+	if c := f.compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
+		t.Fatalf("want %+v, got %+v", want, c.Diffs)
+	}
+}
+
+func TestBucketsAfterTheLastSealOfAnOpenTapeAreOpen(t *testing.T) {
+	tp := positions(threeBuckets, threeBucketsTape)
+	tp = tp[:strings.Index(tp, `2026-10-10T13:55:10Z`)] // only 13:55:00 sealed
+	f := newFixture(t, threeBuckets, tp)
+	c := f.compare(t)
+	if len(c.Diffs) != 0 || c.Buckets != 1 {
+		t.Fatalf("want 1 matching bucket, got %+v", c)
+	}
+	// The tape knows web1 up to line 3: later entries are not re-derived.
+	if c.Open != 0 {
+		t.Fatalf("want no open bucket within what the tape knows, got %d", c.Open)
+	}
+	code, out := f.tgcheck("--against", "web1="+f.log)
+	if code != 0 || !strings.Contains(out, "conservation: not checked, the tape is open (no end record), sealed through the bucket at 2026-10-10T13:55:00Z (1 buckets)") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if code, out := f.tgcheck("--entries", "5"); code != 1 || !strings.Contains(out, "the tape is open") {
+		t.Fatalf("--entries on an open tape: exit %d:\n%s", code, out)
+	}
+}
+
+func TestAnOpenBucketWithinWhatTheTapeKnowsIsReportedOpen(t *testing.T) {
+	// A !drop of a last garbage line makes the tape know every entry while
+	// only 13:55:00 is sealed: 13:55:10 and 13:55:20 are open, not missing.
+	lines := append(append([]string(nil), threeBuckets...), "garbage\n")
+	tp := threeBucketsTape[:strings.Index(threeBucketsTape, `2026-10-10T13:55:10Z`)] +
+		"!drop id=web1 offset=@P5@ end=@P6@ count=1 reason=format\n"
+	c := newFixture(t, lines, positions(lines, tp)).compare(t)
+	if len(c.Diffs) != 0 || c.Open != 2 || c.OpenFrom != ns("13:55:10") {
+		t.Fatalf("want 2 open buckets from 13:55:10, got %+v", c)
+	}
+}
+
+func TestConservationCountsCapLateAndDrop(t *testing.T) {
+	tp := `2026-10-10T13:55:00Z requests{status="200"} 5
+!cap 2026-10-10T13:55:00Z metric=requests id=web1 offset=0 end=100 count=2
+seal 2026-10-10T13:55:00Z width=10s entries=7 at=web1:100
+!late 2026-10-10T13:55:00Z id=web1 offset=100 end=200 count=3
+!drop id=web1 offset=200 end=300 count=4 reason=format
+end at=web1:300
+`
+	f := newFixture(t, nil, tp)
+	got := Conserve(f.load(t), 14)
+	want := []Balance{{Metric: "requests", Tape: 5, Cap: 2, Late: 3, Drop: 4, Fed: 14}}
+	if len(got) != 1 || got[0] != want[0] || !got[0].Holds() {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if Conserve(f.load(t), 15)[0].Holds() {
+		t.Fatal("15 fed, 14 accounted: holds")
+	}
+	if code, out := f.tgcheck("--entries", "15"); code != 1 || !strings.Contains(out, "= 14, fed 15: MISMATCH (-1)") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestScanFindsFragmentsResealsBatchLatesAndOverfullBuckets(t *testing.T) {
+	tp := `2026-10-10T13:55:00Z requests{status="200"} 512
+seal 2026-10-10T13:55:00Z width=10s entries=512 at=web1:1000
+2026-10-10T13:55:00Z requests{status="200"} 512
+seal 2026-10-10T13:55:00Z width=10s entries=512 at=web1:2000
+!late 2026-10-10T13:55:00Z id=web1 offset=2000 end=3000 count=512
+!late 2026-10-10T13:55:00Z id=web1 offset=3000 end=3100 count=3
+2026-10-10T13:55:10Z requests{status="200"} 9
+seal 2026-10-10T13:55:10Z width=10s entries=8 at=web1:3200
+`
+	f := newFixture(t, nil, tp)
+	fs, err := Scan(f.load(t), DefaultBatchSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, x := range fs {
+		lines = append(lines, x.Line)
+	}
+	if fmt.Sprint(lines) != "[3 4 5 8]" {
+		t.Fatalf("want findings on lines 3 4 5 8, got %+v", fs)
+	}
+	for i, want := range []string{"a fragment", "2 seals", "count=512", "totals 9 (with !cap) but its seal says entries=8"} {
+		if !strings.Contains(fs[i].What, want) {
+			t.Errorf("finding %d %q lacks %q", i, fs[i].What, want)
+		}
+	}
+	if code, out := f.tgcheck("--scan", "--batch-size", "3"); code != 1 || !strings.Contains(out, "tape:6: !late 2026-10-10T13:55:00Z count=3") {
+		t.Fatalf("--batch-size 3: exit %d:\n%s", code, out)
+	}
+}
+
+func TestAnUnreadableTapeIsAnErrorNeverAPass(t *testing.T) {
+	for name, tp := range map[string]string{
+		"torn":    "2026-10-10T13:55:00Z requests{status=\"200\"} 5\nseal 2026-10-10T13:55:00Z width=10s",
+		"garbage": "hello world\n",
+	} {
+		f := newFixture(t, nil, tp)
+		if code, out := f.tgcheck("--scan"); code != 2 || !strings.HasPrefix(out, "tgcheck: ") || !strings.Contains(out, "line ") {
+			t.Errorf("%s: exit %d:\n%s", name, code, out)
+		}
+	}
+	f := newFixture(t, nil, "")
+	os.Remove(filepath.Join(f.dir, "tape"))
+	if code, out := f.tgcheck("--scan"); code != 2 || !strings.Contains(out, "cannot read the tape") {
+		t.Errorf("no tape: exit %d:\n%s", code, out)
+	}
+}
+
+func TestBadCommandLinesExit2WithAMessage(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "nothing to check"},
+		{[]string{"--entries", "x"}, "see tgcheck --help"},
+		{[]string{"--against", "web2=" + f.log}, "fed from store web1; give it with --against web1=PATH"},
+		{[]string{"--against", "web1=" + f.log, "--against", "web2=" + f.log}, "never fed from store web2"},
+		{[]string{"--against", "web1=" + f.log + ".missing"}, "store web1"},
+		{[]string{"--against", "web1=" + f.log, "--against", "web1=" + f.log}, "twice"},
+	} {
+		code, out := f.tgcheck(tc.args...)
+		if code != 2 || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", tc.args, code, tc.want, out)
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"tgcheck", "--scan", "a", "b"}, &out, &out); code != 2 || !strings.Contains(out.String(), "name one tally store") {
+		t.Errorf("two stores: exit %d:\n%s", code, out.String())
+	}
+}
+
+func TestAStoreShorterThanTheTapeKnowsIsRefused(t *testing.T) {
+	tp := positions(threeBuckets, strings.ReplaceAll(threeBucketsTape, "@END@", "@P5@"))
+	f := newFixture(t, threeBuckets[:2], tp)
+	code, out := f.tgcheck("--against", "web1="+f.log)
+	if code != 2 || !strings.Contains(out, "truncated or rotated") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestDeriveFoldsSumMinMaxAndWhereAsTheSpecSays(t *testing.T) {
+	lines := []string{line(1, 200, "-"), line(2, 200, "-"), line(3, 503, "40"), line(4, 503, "2"), "not a line\n"}
+	f := newFixture(t, lines, "")
+	s := f.load(t)
+	d, err := Derive(s.Doc, []Source{{ID: "web1", Path: f.log, Limit: f.size}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for text, v := range d.Buckets[ns("13:55:00")] {
+		got[text] = v.Value
+	}
+	want := map[string]float64{
+		`requests{status="200"}`: 2, `requests{status="503"}`: 2,
+		`bytes{status="200"}`: 0, `bytes{status="503"}`: 42,
+		"biggest": 40, "errors": 2,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || d.Fed["web1"] != 5 {
+		t.Fatalf("got %v fed %d, want %v fed 5", got, d.Fed["web1"], want)
+	}
+}
+
+// ns returns the Unix nanoseconds of a clock time on the fixtures' day.
+func ns(clock string) int64 {
+	v, err := tape.ParseTime("2026-10-10T" + clock + "Z")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
