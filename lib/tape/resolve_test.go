@@ -157,3 +157,34 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*1010000/b.Elapsed().Seconds(), "lines/s")
 }
+
+// FuzzResolve: any input resolves or fails without panicking, and what
+// resolves, written back as series lines, resolves to the same points.
+func FuzzResolve(f *testing.F) {
+	f.Add([]byte(sample))
+	f.Add(bigTape(3, 2))
+	f.Add([]byte("2026-10-10T13:55:30Z a{v=\"\\x41\"} 1\n2026-10-10T13:55:30Z a{v=\"A\"} 2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := Resolve(bytes.NewReader(data), Options{TolerateTorn: true})
+		if err != nil {
+			return
+		}
+		var again []byte
+		for _, p := range res.Points {
+			r := Record{Kind: Series, Start: p.Start, Metric: p.Series.Metric, Labels: p.Series.Labels, Value: p.Value}
+			again = Append(again, &r)
+		}
+		res2, err := Resolve(bytes.NewReader(again), Options{})
+		if err != nil {
+			t.Fatalf("the resolved points do not resolve: %v\n%s", err, again)
+		}
+		if len(res2.Points) != len(res.Points) || len(res2.Duplicates) != 0 {
+			t.Fatalf("%d points resolve to %d, with duplicates %v", len(res.Points), len(res2.Points), res2.Duplicates)
+		}
+		for i, p := range res2.Points {
+			if q := res.Points[i]; p.Start != q.Start || p.Series.Text != q.Series.Text || p.Value != q.Value {
+				t.Fatalf("point %d: %+v resolves to %+v", i, q, p)
+			}
+		}
+	})
+}
