@@ -44,6 +44,7 @@ type Extractor struct {
 	groups    []int          // Regex format: field i is submatch groups[i]
 	timeField int            // index of the time field
 	layout    layoutKind
+	clf       clfDate // layout clf: the last date read
 }
 
 // The reason words Extract gives for an entry it cannot extract.

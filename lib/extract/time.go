@@ -43,7 +43,7 @@ const (
 func (x *Extractor) time(b []byte) (int64, bool) {
 	switch x.layout {
 	case layoutCLF:
-		return parseCLF(b)
+		return x.clf.parseCLF(b)
 	case layoutUnix:
 		return parseUnix(b)
 	case layoutUnixMs:
@@ -64,6 +64,15 @@ func goTime(t time.Time, err error) (int64, bool) {
 	return t.UnixNano(), true
 }
 
+// clfDate remembers the last CLF date (dd/Mon/yyyy) read and its first
+// second: consecutive entries almost always share their date, so its
+// validation and day count are done once a day, not once an entry.
+type clfDate struct {
+	date [11]byte
+	secs int64 // Unix seconds of the date's midnight, before the zone
+	set  bool
+}
+
 // parseCLF reads Apache's %t without its brackets, exactly 26 bytes:
 //
 //	10/Oct/2000:13:55:36 -0700
@@ -72,16 +81,21 @@ func goTime(t time.Time, err error) (int64, bool) {
 // Every range is checked: day against the month's length (leap years
 // included), hour 0-23, minute and second 0-59, zone ±hhmm with hh 0-23
 // and mm 0-59.
-func parseCLF(b []byte) (int64, bool) {
-	if len(b) != 26 || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' || b[20] != ' ' {
+func (c *clfDate) parseCLF(b []byte) (int64, bool) {
+	if len(b) != 26 || b[11] != ':' || b[14] != ':' || b[17] != ':' || b[20] != ' ' {
 		return 0, false
 	}
-	day, year := num(b[0:2]), num(b[7:11])
+	if !c.set || string(b[:11]) != string(c.date[:]) {
+		secs, ok := dateSecs(b[:11])
+		if !ok {
+			return 0, false
+		}
+		copy(c.date[:], b[:11])
+		c.secs, c.set = secs, true
+	}
 	hour, minute, sec := num(b[12:14]), num(b[15:17]), num(b[18:20])
 	zh, zm := num(b[22:24]), num(b[24:26])
-	month := monthOf(b[3], b[4], b[5])
-	if month == 0 || year < 0 || day < 1 || day > daysIn(month, year) ||
-		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 ||
+	if hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 ||
 		zh < 0 || zh > 23 || zm < 0 || zm > 59 {
 		return 0, false
 	}
@@ -93,11 +107,23 @@ func parseCLF(b []byte) (int64, bool) {
 	default:
 		return 0, false
 	}
-	s := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec) + zone
+	s := c.secs + int64(hour*3600+minute*60+sec) + zone
 	if s < minSec || s >= maxSec {
 		return 0, false
 	}
 	return s * int64(time.Second), true
+}
+
+// dateSecs reads dd/Mon/yyyy into the Unix seconds of its midnight.
+func dateSecs(b []byte) (int64, bool) {
+	if b[2] != '/' || b[6] != '/' {
+		return 0, false
+	}
+	day, year, month := num(b[0:2]), num(b[7:11]), monthOf(b[3], b[4], b[5])
+	if month == 0 || year < 0 || day < 1 || day > daysIn(month, year) {
+		return 0, false
+	}
+	return daysFromCivil(year, month, day) * 86400, true
 }
 
 // num reads a run of ASCII digits, or returns -1 when b holds anything else.

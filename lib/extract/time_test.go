@@ -6,19 +6,29 @@ import (
 	"time"
 )
 
+// TestParseCLFAgreesWithTimeParseOnRandomValidTimes reads random times,
+// each followed by a few seconds later, so that the date cache is both
+// missed and hit.
 func TestParseCLFAgreesWithTimeParseOnRandomValidTimes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	lo := time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 	hi := time.Date(2250, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
-	for range 100000 {
+	var c clfDate
+	var sec int64
+	for i := range 100000 {
 		offset := (r.IntN(28*60) - 14*60) * 60 // -14:00 .. +13:59 in whole minutes
-		tm := time.Unix(lo+r.Int64N(hi-lo), 0).In(time.FixedZone("", offset))
+		if i%2 == 0 {
+			sec = lo + r.Int64N(hi-lo)
+		} else {
+			sec += r.Int64N(100) // often the same local date as the last
+		}
+		tm := time.Unix(sec, 0).In(time.FixedZone("", offset))
 		s := tm.Format("02/Jan/2006:15:04:05 -0700")
 		want, err := time.Parse("02/Jan/2006:15:04:05 -0700", s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := parseCLF([]byte(s))
+		got, ok := c.parseCLF([]byte(s))
 		if !ok || got != want.UnixNano() {
 			t.Fatalf("parseCLF(%q) = %v, %v; want %v", s, time.Unix(0, got).UTC(), ok, want.UTC())
 		}
@@ -26,6 +36,8 @@ func TestParseCLFAgreesWithTimeParseOnRandomValidTimes(t *testing.T) {
 }
 
 func TestParseCLFRefusesOutOfRangeFields(t *testing.T) {
+	var c clfDate
+	c.parseCLF([]byte("10/Oct/2000:13:55:36 -0700")) // a cached date must not let a bad time through
 	for _, s := range []string{
 		"31/Feb/2000:13:55:36 -0700", // February is never 31 days
 		"29/Feb/1900:13:55:36 -0700", // 1900 is not a leap year
@@ -48,11 +60,11 @@ func TestParseCLFRefusesOutOfRangeFields(t *testing.T) {
 		"10/Oct/1600:13:55:36 -0700", // before what int64 nanoseconds hold
 		"10/Oct/2300:13:55:36 -0700", // after it
 	} {
-		if ns, ok := parseCLF([]byte(s)); ok {
+		if ns, ok := c.parseCLF([]byte(s)); ok {
 			t.Errorf("parseCLF(%q) = %v, want a refusal", s, time.Unix(0, ns).UTC())
 		}
 	}
-	if _, ok := parseCLF([]byte("29/Feb/2000:23:59:59 +1400")); !ok {
+	if _, ok := new(clfDate).parseCLF([]byte("29/Feb/2000:23:59:59 +1400")); !ok {
 		t.Error("parseCLF refused 29 February of 2000, a leap year")
 	}
 }
