@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !holds {
-		fmt.Fprintln(stderr, "tgcheck: the tape does not add up; to re-derive it run tally --provision --replace on the store, then feed --reset")
+		fmt.Fprintln(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived by tally --provision --replace, then feed --reset")
 		return 1
 	}
 	return 0
