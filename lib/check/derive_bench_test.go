@@ -1,0 +1,38 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/synth"
+)
+
+func BenchmarkDeriveApacheCombined(b *testing.B) {
+	const n = 200000
+	path := filepath.Join(b.TempDir(), "web1")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := synth.Write(f, synth.Config{N: n, Rate: 1000, Jitter: 2e9}); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	d, err := doc.Load("apache-combined")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Derive(d, []Source{{ID: "web1", Path: path, Limit: fi.Size()}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "entries/s")
+}
