@@ -13,11 +13,13 @@ import (
 // record covers).
 //
 // Records are added newest first, from a backward scan of the tape's tail.
-// Enough reports when the scan may stop: every record of every tape run
-// covers positions no lower than the records written before it, store by
-// store (the Roller's catch-up phase keeps it so), so once a record of a
-// store covers nothing at or past its resume position, no older record of
-// that store can.
+// Enough reports when the scan may stop: the positions a seal, !late,
+// !drop or end record reaches (its at=, or its end=) never decrease along
+// the tape, store by store (the Roller's catch-up phase keeps it so across
+// runs), so once such a record of a store reaches no further than its
+// resume position, no older record of that store can. (A !cap marker is
+// written with its bucket's seal, after the seal's own at=, and reaches no
+// further.)
 type Known struct {
 	resume   map[string]int64
 	done     map[string]bool
@@ -55,9 +57,14 @@ func (k *Known) Add(rec *tape.Record) {
 			k.lastEnd, k.hasEnd = slices.Clone(rec.At), true
 		}
 		k.covers(rec.At)
-	case tape.Late, tape.Drop, tape.Cap:
+	case tape.Late, tape.Drop:
 		k.spans[rec.ID] = append(k.spans[rec.ID], span{rec.Offset, rec.End})
 		k.cover(rec.ID, rec.End)
+	case tape.Cap:
+		// A !cap marker is written with its bucket's seal, long after its
+		// entries: it does not mark how far the tape had got (its seal's
+		// at= does), so it only adds its range.
+		k.spans[rec.ID] = append(k.spans[rec.ID], span{rec.Offset, rec.End})
 	}
 }
 

@@ -51,7 +51,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	}
 	defer tw.Close()
 	if len(torn) > 0 {
-		note("cut a torn last line of %d bytes from the tape (a crash in the middle of an append); feed replays its entries from the cursor", len(torn))
+		note("cut %d bytes of a torn last record group from the tape (a crash or a full disk in the middle of an append); its entries are replayed from feed's cursor", len(torn))
 	}
 	c := &consumer{dir: dir, in: bufio.NewReaderSize(in, 1<<20), tape: tw, rep: newReporter(out), ids: map[string]int{}, note: note}
 	resume, first, err := c.readStores()
@@ -59,7 +59,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 		return err
 	}
 	known := bucket.NewKnown(resume)
-	err = tape.ScanBack(tw.File(), tw.Size(), func(r *tape.Record) bool {
+	err = tape.ScanBack(tw.File(), tw.Size(), func(r *tape.Record, _ int64) bool {
 		known.Add(r)
 		return !known.Enough()
 	})

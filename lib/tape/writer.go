@@ -16,16 +16,23 @@ type Writer struct {
 }
 
 // OpenWriter opens the tape at path for appending, creating it (mode 0644
-// before umask) when missing. A torn last line — bytes after the last '\n',
-// left by a crash in the middle of an append — is cut off, and returned so
-// that the caller can say so: it was never a whole record, and the entries
-// it spoke for are replayed from the cursor.
+// before umask) when missing. A torn tail is cut off and returned, so that
+// the caller can say so: bytes after the last '\n', and a bucket's group
+// without its seal (series and !cap lines after the last seal or marker),
+// which a failed append (a full disk) or a crash can leave. Neither was
+// ever a whole record group, and the entries they spoke for are replayed
+// from the cursor, so the replay writes the group again, whole.
 func OpenWriter(path string) (*Writer, []byte, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}
 	torn, size, err := repair(f)
+	if err == nil {
+		var group []byte
+		group, size, err = cutOpenGroup(f, size)
+		torn = append(group, torn...)
+	}
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("tape %s: %w", path, err)
@@ -73,6 +80,27 @@ func repair(f *os.File) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	return torn, 0, truncate(f, 0)
+}
+
+// cutOpenGroup truncates f (size bytes of whole lines) after its last
+// record that is not a series or !cap line, and returns what it cut.
+func cutOpenGroup(f *os.File, size int64) ([]byte, int64, error) {
+	keep := int64(0)
+	err := ScanBack(f, size, func(r *Record, end int64) bool {
+		if r.Kind == Series || r.Kind == Cap {
+			return true
+		}
+		keep = end
+		return false
+	})
+	if err != nil || keep == size {
+		return nil, size, err
+	}
+	cut := make([]byte, size-keep)
+	if _, err := f.ReadAt(cut, keep); err != nil {
+		return nil, 0, err
+	}
+	return cut, keep, truncate(f, keep)
 }
 
 func truncate(f *os.File, size int64) error {
