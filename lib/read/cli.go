@@ -43,7 +43,9 @@ const description = `Resolves tally tapes: one value per (bucket, series), the l
 pair winning, and prints them. A TALLYSTORE is a directory made by tally
 --provision (its tape, and its document for metric kinds); a TAPE is a file;
 none, or -, reads stdin, where a torn last line (a tape being written) is left
-out. Several tapes merge by summing each series (min of mins, max of maxes),
+out and each bucket is printed as its seal arrives, so that tail -f -n +1 tape |
+tgread - shows buckets as tally writes them (not with --step, --markers or
+openmetrics, which need the whole tape). Several tapes merge by summing each series (min of mins, max of maxes),
 or stay apart with --by-tape.
 
 --from/--to take RFC 3339 or a duration relative to now (-1h); from is
@@ -210,6 +212,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 
 // print resolves every tape named and writes what --format and --markers ask.
 func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
+	if s.streams() {
+		return s.stream(w, stdin, stderr)
+	}
 	var srcs []*source
 	for _, name := range s.names {
 		src, err := open(name, stdin, s.opt, stderr)
@@ -239,7 +244,7 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 		order = bySeries
 	}
 	slices.SortFunc(rows, order)
-	return formats[s.format](w, rows)
+	return formats[s.format](w, rows, true)
 }
 
 // mergeKinds gathers the metric kinds of every tape's document and --kind;

@@ -11,8 +11,9 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// formats are the --format names, each with how it writes rows.
-var formats = map[string]func(w *bufio.Writer, rows []*row) error{
+// formats are the --format names, each with how it writes rows; header
+// asks for the column names (tsv, csv) of the first rows written.
+var formats = map[string]func(w *bufio.Writer, rows []*row, header bool) error{
 	"table":       writeTable,
 	"tsv":         writeTSV,
 	"csv":         writeCSV,
@@ -68,8 +69,10 @@ func appendLabels(b []byte, labels []tape.Label, controls bool) []byte {
 	return b
 }
 
-func writeTSV(w *bufio.Writer, rows []*row) error {
-	w.WriteString("time\tmetric\tlabels\tvalue\n")
+func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
+	if header {
+		w.WriteString("time\tmetric\tlabels\tvalue\n")
+	}
 	var b []byte
 	for _, r := range rows {
 		b = tape.AppendTime(b[:0], r.start)
@@ -85,7 +88,12 @@ func writeTSV(w *bufio.Writer, rows []*row) error {
 	return nil
 }
 
-func writeTable(w *bufio.Writer, rows []*row) error {
+// writeTable writes an aligned table with its column names: a table
+// streamed from stdin is a table a bucket, after a blank line.
+func writeTable(w *bufio.Writer, rows []*row, header bool) error {
+	if !header {
+		w.WriteByte('\n')
+	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	tw.Write([]byte("TIME\tMETRIC\tLABELS\tVALUE\n"))
 	var b []byte
@@ -104,9 +112,11 @@ func writeTable(w *bufio.Writer, rows []*row) error {
 	return tw.Flush()
 }
 
-func writeCSV(w *bufio.Writer, rows []*row) error {
+func writeCSV(w *bufio.Writer, rows []*row, header bool) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"time", "metric", "labels", "value"})
+	if header {
+		cw.Write([]string{"time", "metric", "labels", "value"})
+	}
 	for _, r := range rows {
 		cw.Write([]string{
 			string(tape.AppendTime(nil, r.start)),
@@ -121,7 +131,7 @@ func writeCSV(w *bufio.Writer, rows []*row) error {
 
 // writeJSON writes one object a line:
 // {"time":"...","metric":"...","labels":{"k":"v"},"value":N}.
-func writeJSON(w *bufio.Writer, rows []*row) error {
+func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 	var b, shown []byte
 	for _, r := range rows {
 		b = append(b[:0], `{"time":"`...)
@@ -170,7 +180,7 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // writeTape writes the rows as tape series lines, labels in the tape's order.
-func writeTape(w *bufio.Writer, rows []*row) error {
+func writeTape(w *bufio.Writer, rows []*row, _ bool) error {
 	var b []byte
 	for _, r := range rows {
 		rec := tape.Record{Kind: tape.Series, Start: r.start, Metric: r.metric, Labels: r.labels, Value: r.value}
@@ -183,7 +193,7 @@ func writeTape(w *bufio.Writer, rows []*row) error {
 // writeOpenMetrics writes one gauge family a metric, its samples stamped
 // with the bucket start in seconds, then # EOF; promtool tsdb
 // create-blocks-from openmetrics backfills it. rows must be sorted by series.
-func writeOpenMetrics(w *bufio.Writer, rows []*row) error {
+func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 	var b []byte
 	for i, r := range rows {
 		b = b[:0]

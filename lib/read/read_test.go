@@ -99,14 +99,15 @@ requests{method="GET",status="x\\xff\"\n	,=y"} 3 1791640540
 2026-10-10T13:55:40Z  requests  method=GET,status=x\xff"\n\t,=y  3
 `,
 	}
+	path := write(t, t.TempDir(), "tape", tapeA)
 	for format, want := range cases {
-		t.Run(format, func(t *testing.T) { tgread(t, tapeA, "--format", format).want(t, 0, want) })
+		t.Run(format, func(t *testing.T) { tgread(t, "", "--format", format, path).want(t, 0, want) })
 	}
 }
 
 func TestTheDefaultFormatIsATableOnATerminalAndTSVElsewhere(t *testing.T) {
 	var out bytes.Buffer
-	run([]string{"tgread"}, strings.NewReader(tapeA), &out, &bytes.Buffer{}, true, now)
+	run([]string{"tgread", "--metric", "bytes"}, strings.NewReader(tapeA), &out, &bytes.Buffer{}, true, now)
 	if !strings.HasPrefix(out.String(), "TIME  ") {
 		t.Errorf("on a terminal: %q", out.String())
 	}

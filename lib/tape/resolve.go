@@ -76,11 +76,11 @@ type Resolved struct {
 	Totals     map[Kind]Totals    // per marker kind
 	End        *Record            // the last end record, nil while the tape is open
 	Duplicates []Dup              // when Options.OnDuplicate is nil
-	Lines      int                // whole lines read
+	Lines      int                // lines added (whole lines read)
 	Torn       bool               // a torn last line was tolerated (and ignored)
 }
 
-// pair is a (bucket, series) key; the series is an index into resolver.series.
+// pair is a (bucket, series) key; the series is an index into Resolver.series.
 type pair struct {
 	start  int64
 	series int32
@@ -91,7 +91,10 @@ type value struct {
 	line int
 }
 
-type resolver struct {
+// Resolver resolves a tape line by line, for a caller that reads the lines
+// itself (tgread printing each bucket as its seal arrives). Resolve is the
+// whole tape at once.
+type Resolver struct {
 	opt      Options
 	metrics  map[string]bool // nil: every metric
 	from, to int64           // bucket starts in [from, to)
@@ -108,7 +111,7 @@ type resolver struct {
 // *LineError naming the line (or an I/O error); nothing partial is
 // returned with an error.
 func Resolve(r io.Reader, opt Options) (*Resolved, error) {
-	rv := newResolver(opt)
+	rv := NewResolver(opt)
 	tr := NewReader(r)
 	for {
 		line, err := tr.ReadLine()
@@ -122,16 +125,16 @@ func Resolve(r io.Reader, opt Options) (*Resolved, error) {
 			}
 			return nil, err
 		}
-		if err := rv.add(line, tr.Line()); err != nil {
-			return nil, &LineError{tr.Line(), err}
+		if err := rv.Add(line, tr.Line()); err != nil {
+			return nil, err
 		}
-		rv.res.Lines = tr.Line()
 	}
-	return rv.finish(), nil
+	return rv.Result(), nil
 }
 
-func newResolver(opt Options) *resolver {
-	rv := &resolver{
+// NewResolver returns a Resolver with nothing added.
+func NewResolver(opt Options) *Resolver {
+	rv := &Resolver{
 		opt:    opt,
 		from:   minNS,
 		to:     maxNS,
@@ -159,12 +162,21 @@ const (
 	maxNS = 1<<63 - 1
 )
 
-func (rv *resolver) inRange(start int64) bool { return start >= rv.from && start < rv.to }
+func (rv *Resolver) inRange(start int64) bool { return start >= rv.from && start < rv.to }
+
+// Add takes line number n, without its '\n'; its error is a *LineError.
+func (rv *Resolver) Add(line []byte, n int) error {
+	if err := rv.add(line, n); err != nil {
+		return &LineError{n, err}
+	}
+	rv.res.Lines++
+	return nil
+}
 
 // add takes one line. Series lines, nearly all of a tape, take a path that
 // allocates only for a series or a bucket time not seen before; a line
 // starting with a digit can only be a series line (its time).
-func (rv *resolver) add(line []byte, n int) error {
+func (rv *Resolver) add(line []byte, n int) error {
 	if len(line) > 0 && line[0] >= '0' && line[0] <= '9' {
 		if rv.addSeries(line, n) {
 			return nil
@@ -191,7 +203,7 @@ func (rv *resolver) add(line []byte, n int) error {
 
 // addSeries takes a series line, accepting exactly what Parse accepts, and
 // reports whether it did.
-func (rv *resolver) addSeries(line []byte, n int) bool {
+func (rv *Resolver) addSeries(line []byte, n int) bool {
 	sp := bytes.IndexByte(line, ' ')
 	last := bytes.LastIndexByte(line, ' ')
 	if sp < 0 || last <= sp {
@@ -243,7 +255,7 @@ func parseCount(b []byte) (float64, bool) {
 // intern gives the series spelled raw its index. The key of a pair is the
 // series' canonical text (as AppendSeries writes it), so that a tape spelling
 // one series two ways (\x41 for A) still resolves it once.
-func (rv *resolver) intern(raw, metric string, labels []Label) int32 {
+func (rv *Resolver) intern(raw, metric string, labels []Label) int32 {
 	text := string(AppendSeries(nil, metric, labels))
 	id, ok := rv.ids[text]
 	if !ok {
@@ -256,7 +268,7 @@ func (rv *resolver) intern(raw, metric string, labels []Label) int32 {
 	return id
 }
 
-func (rv *resolver) addPoint(start int64, id int32, v float64, n int) {
+func (rv *Resolver) addPoint(start int64, id int32, v float64, n int) {
 	if !rv.keep[id] || !rv.inRange(start) {
 		return
 	}
@@ -272,7 +284,7 @@ func (rv *resolver) addPoint(start int64, id int32, v float64, n int) {
 	rv.points[k] = value{v, n}
 }
 
-func (rv *resolver) addMarker(rec Record) {
+func (rv *Resolver) addMarker(rec Record) {
 	if rec.Kind != Drop && !rv.inRange(rec.Start) {
 		return
 	}
@@ -286,7 +298,8 @@ func (rv *resolver) addMarker(rec Record) {
 	rv.res.Totals[rec.Kind] = t
 }
 
-func (rv *resolver) finish() *Resolved {
+// Result returns what the lines added say. The Resolver is spent.
+func (rv *Resolver) Result() *Resolved {
 	pts := make([]Point, 0, len(rv.points))
 	for k, v := range rv.points {
 		pts = append(pts, Point{Start: k.start, Series: rv.series[k.series], Value: v.v, Line: v.line})
