@@ -54,8 +54,9 @@ to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
 the store's document or, for a bare tape, from --kind METRIC=KIND.
 
 --markers lists the !late, !drop and !cap markers in tape syntax, whatever the
-format, then a total per kind (# total !late markers=N entries=M). A !drop has
-no bucket or metric, so --from/--to/--metric never hide one.
+format, then a total per kind (# total !late markers=N entries=M). --metric
+selects !cap markers only (a !late or !drop holds entries of every metric), and
+--from/--to never hide a !drop (it has no bucket).
 
 Examples:
    tgread /var/lib/tally/web                       what the store's tape says

@@ -257,3 +257,10 @@ func TestSecondsKeepTheFractionOfABucketStart(t *testing.T) {
 		}
 	}
 }
+
+func TestByTapeRefusesASeriesThatHasATapeLabel(t *testing.T) {
+	r := tgread(t, "2026-10-10T13:55:30Z a{tape=\"x\"} 1\n", "--by-tape")
+	if r.code != 1 || !strings.Contains(r.stderr, "already has a label named tape") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

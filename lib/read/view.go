@@ -40,27 +40,46 @@ func (v *view) rows(srcs []*source) ([]*row, error) {
 	byKey := map[rowKey]*row{}
 	var out []*row
 	for _, src := range srcs {
+		series := map[*tape.SeriesText]*shown{} // per tape: --by-tape labels differ
 		for _, p := range src.res.Points {
-			labels := p.Series.Labels
-			if v.byTape {
-				if slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == "tape" }) {
-					return nil, fmt.Errorf("tgread: %s already has a label named tape, so --by-tape cannot add one; read the tapes one at a time", p.Series.Text)
-				}
-				labels = append(slices.Clip(labels), tape.Label{Name: "tape", Value: src.label()})
-			}
-			sorted := slices.SortedFunc(slices.Values(labels), func(a, b tape.Label) int { return strings.Compare(a.Name, b.Name) })
-			k := rowKey{v.bucket(p.Start), string(tape.AppendSeries(nil, p.Series.Metric, sorted))}
-			r, ok := byKey[k]
+			sh, ok := series[p.Series]
 			if !ok {
-				r = &row{start: k.start, metric: p.Series.Metric, labels: labels, sorted: sorted, value: p.Value}
-				byKey[k] = r
-				out = append(out, r)
+				var err error
+				if sh, err = v.show(src, p.Series); err != nil {
+					return nil, err
+				}
+				series[p.Series] = sh
+			}
+			k := rowKey{v.bucket(p.Start), sh.key}
+			if r, ok := byKey[k]; ok {
+				r.value = combine(v.kinds[r.metric], r.value, p.Value)
 				continue
 			}
-			r.value = combine(v.kinds[r.metric], r.value, p.Value)
+			r := &row{start: k.start, metric: p.Series.Metric, labels: sh.labels, sorted: sh.sorted, value: p.Value}
+			byKey[k] = r
+			out = append(out, r)
 		}
 	}
 	return out, nil
+}
+
+// shown is a series as the rows show it, worked out once per series and
+// tape rather than once per point.
+type shown struct {
+	labels, sorted []tape.Label
+	key            string // the series with sorted labels, in tape syntax
+}
+
+func (v *view) show(src *source, s *tape.SeriesText) (*shown, error) {
+	labels := s.Labels
+	if v.byTape {
+		if slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == "tape" }) {
+			return nil, fmt.Errorf("tgread: %s already has a label named tape, so --by-tape cannot add one; read the tapes one at a time", s.Text)
+		}
+		labels = append(slices.Clip(labels), tape.Label{Name: "tape", Value: src.label()})
+	}
+	sorted := slices.SortedFunc(slices.Values(labels), func(a, b tape.Label) int { return strings.Compare(a.Name, b.Name) })
+	return &shown{labels, sorted, string(tape.AppendSeries(nil, s.Metric, sorted))}, nil
 }
 
 // bucket is the --step bucket holding a start: steps are aligned to the
