@@ -2,6 +2,8 @@ package read
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -263,4 +265,28 @@ func TestByTapeRefusesASeriesThatHasATapeLabel(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "already has a label named tape") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
+}
+
+// BenchmarkPrintTSV resolves and prints a tape of 200,000 points (2,000
+// buckets of 100 series) from a file.
+func BenchmarkPrintTSV(b *testing.B) {
+	var tape bytes.Buffer
+	for i := range 2000 {
+		ts := time.Unix(1791640530+int64(i)*10, 0).UTC().Format(time.RFC3339)
+		for s := range 100 {
+			fmt.Fprintf(&tape, "%s requests{status=\"%d\",method=\"GET\"} %d\n", ts, 200+s, i*s+1)
+		}
+		fmt.Fprintf(&tape, "seal %s width=10s entries=1 at=web1:%d\n", ts, i*1000)
+	}
+	path := filepath.Join(b.TempDir(), "tape")
+	if err := os.WriteFile(path, tape.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run([]string{"tgread", "-f", "tsv", path}, nil, io.Discard, io.Discard, false, now); code != 0 {
+			b.Fatal(code)
+		}
+	}
+	b.ReportMetric(float64(b.N)*200000/b.Elapsed().Seconds(), "points/s")
 }
