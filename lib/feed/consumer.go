@@ -90,9 +90,9 @@ func (c *consumer) stop() error {
 	var ee *exec.ExitError
 	if errors.As(c.err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Errorf("feed: the consumer %s died of signal %v", c.cmd.Path, ws.Signal())
+			return fmt.Errorf("feed: the consumer %s died of signal %v", c.cmd.Args[0], ws.Signal())
 		}
-		return fmt.Errorf("feed: the consumer %s exited with status %d", c.cmd.Path, ee.ExitCode())
+		return fmt.Errorf("feed: the consumer %s exited with status %d", c.cmd.Args[0], ee.ExitCode())
 	}
 	if c.err != nil {
 		return fmt.Errorf("feed: waiting for the consumer: %w", c.err)

@@ -72,6 +72,7 @@ type feeder struct {
 	pending  int64 // entries in prepared chunks, for --max
 	turn     int   // round robin start
 	hdr      []byte
+	w        *writer // the consumer's stdin, for batches
 	cur      cursor.Cursor
 	saved    []int64 // offsets in the cursor file
 	offs     []int64 // scratch
@@ -97,6 +98,10 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 		return 1, err
 	}
 	f.con = con
+	if f.w, err = newWriter(con.in); err != nil {
+		con.stop()
+		return 1, fmt.Errorf("feed: %w", err)
+	}
 	go f.led.read(con.out)
 	go f.watch(signals)
 	f.prog = newProgress(opt.Stderr, opt.Progress)
@@ -307,10 +312,7 @@ func (f *feeder) send(s *stream) error {
 	}
 	f.led.deliver(s.i, c.End, true)
 	f.hdr = protocol.AppendBatch(f.hdr[:0], s.ID, c.Offset, c.End, c.Entries)
-	if err := f.write(f.hdr); err != nil {
-		return err
-	}
-	if err := f.write(c.Data); err != nil {
+	if err := f.writeErr(f.w.write2(f.hdr, c.Data)); err != nil {
 		return err
 	}
 	f.sent += int64(c.Entries)
@@ -324,6 +326,11 @@ func (f *feeder) send(s *stream) error {
 // write writes to the consumer's stdin.
 func (f *feeder) write(b []byte) error {
 	_, err := f.con.in.Write(b)
+	return f.writeErr(err)
+}
+
+// writeErr says why a write to the consumer's stdin failed.
+func (f *feeder) writeErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
