@@ -200,10 +200,11 @@ func (f *feeder) loop() error {
 			return err
 		}
 		now := time.Now()
-		if err := f.tick(now); err != nil {
+		polled, err := f.tick(now)
+		if err != nil {
 			return err
 		}
-		if sent {
+		if sent || polled {
 			continue
 		}
 		var fire <-chan time.Time
@@ -343,11 +344,13 @@ func (f *feeder) writeErr(err error) error {
 }
 
 // tick does what is due by the clock: polls stores at their end, idle lines,
-// stall warnings, the cursor and the progress line.
-func (f *feeder) tick(now time.Time) error {
+// stall warnings, the cursor and the progress line. polled says stores at
+// their end are to be read again before the loop waits.
+func (f *feeder) tick(now time.Time) (polled bool, err error) {
 	if f.opt.Follow && now.Sub(f.polledAt) >= pollEvery {
 		f.polledAt = now
 		for _, s := range f.streams {
+			polled = polled || s.dry
 			s.dry = false
 		}
 	}
@@ -356,7 +359,7 @@ func (f *feeder) tick(now time.Time) error {
 			s.idleAt = now
 			quiet := now.Sub(s.entryAt).Milliseconds()
 			if err := f.write(protocol.AppendIdle(f.hdr[:0], s.ID, quiet)); err != nil {
-				return err
+				return false, err
 			}
 		}
 		if due, ok := f.stallDue(s); ok && !now.Before(due) {
@@ -366,11 +369,11 @@ func (f *feeder) tick(now time.Time) error {
 	}
 	if now.Sub(f.savedAt) >= saveEvery {
 		if err := f.save(now); err != nil {
-			return err
+			return false, err
 		}
 	}
 	f.prog.draw(now, f.status)
-	return nil
+	return polled, nil
 }
 
 // idleDue says when store s is owed an idle line: only at its live edge
@@ -458,7 +461,7 @@ func (f *feeder) finish(why error) (int, error) {
 	switch {
 	case why == errInterrupted:
 		sig := f.signal.Load().(os.Signal)
-		f.note("feed: interrupted by %v: no end sent (the consumer seals nothing early); the cursor holds the last reported offsets", sig)
+		f.note("feed: interrupted by %s: no end sent (the consumer seals nothing early); the cursor holds the last reported offsets", signalName(sig))
 		return 128 + int(sig.(syscall.Signal)), firstErr(perr, cerr, serr)
 	case why == errMax:
 		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); run again to continue", f.opt.Max)
@@ -518,3 +521,14 @@ const (
 	defaultIdleTick = time.Second
 	defaultStall    = 30 * time.Second
 )
+
+// signalName names the two signals feed stops on as an operator types them.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
