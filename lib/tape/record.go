@@ -23,6 +23,7 @@ package tape
 import (
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/protocol"
 	"math"
 	"strconv"
 	"strings"
@@ -544,7 +545,7 @@ func parseAt(s string, present bool) ([]Pos, error) {
 	var at []Pos
 	for _, w := range strings.Split(s, ",") {
 		id, p, ok := strings.Cut(w, ":")
-		if !ok || !validID(id) {
+		if !ok || !protocol.ValidID(id) {
 			return nil, fmt.Errorf("at=%s is not id:pos,id:pos", s)
 		}
 		n, err := num(p)
@@ -554,19 +555,6 @@ func parseAt(s string, present bool) ([]Pos, error) {
 		at = append(at, Pos{id, n})
 	}
 	return at, nil
-}
-
-func validID(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func parseMarker(k Kind, rest string, timed, metric bool) (Record, error) {
@@ -594,7 +582,7 @@ func parseMarker(k Kind, rest string, timed, metric bool) (Record, error) {
 	if metric && !ValidMetric(r.Metric) {
 		return r, fmt.Errorf("metric=%s is not a metric name", r.Metric)
 	}
-	if !validID(r.ID) {
+	if !protocol.ValidID(r.ID) {
 		return r, fmt.Errorf("id=%s is not [A-Za-z0-9._-]+", r.ID)
 	}
 	if k == Drop && r.Reason == "" {
