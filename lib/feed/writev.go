@@ -10,9 +10,12 @@ import (
 // that the consumer wakes once per batch, not once for the header and again
 // for the entries, and the entries go out from the read buffer uncopied.
 type writer struct {
-	f   *os.File
-	rc  syscall.RawConn
-	iov [2]syscall.Iovec
+	f     *os.File
+	rc    syscall.RawConn
+	iov   [2]syscall.Iovec
+	call  func(fd uintptr) bool // w.try, made once so a write allocates nothing
+	n     uintptr               // try's results
+	errno syscall.Errno
 }
 
 func newWriter(f *os.File) (*writer, error) {
@@ -20,7 +23,9 @@ func newWriter(f *os.File) (*writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &writer{f: f, rc: rc}, nil
+	w := &writer{f: f, rc: rc}
+	w.call = w.try
+	return w, nil
 }
 
 // write2 writes a then b, whole, unless an error (EPIPE, a deadline) stops it.
@@ -51,14 +56,15 @@ func (w *writer) writev(a, b []byte) (int, error) {
 	w.iov[0].SetLen(len(a))
 	w.iov[1] = syscall.Iovec{Base: &b[0]}
 	w.iov[1].SetLen(len(b))
-	var n uintptr
-	var errno syscall.Errno
-	err := w.rc.Write(func(fd uintptr) bool {
-		n, _, errno = syscall.Syscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&w.iov[0])), 2)
-		return errno != syscall.EAGAIN
-	})
-	if err == nil && errno != 0 {
-		err = &os.PathError{Op: "writev", Path: w.f.Name(), Err: errno}
+	err := w.rc.Write(w.call)
+	if err == nil && w.errno != 0 {
+		err = &os.PathError{Op: "writev", Path: w.f.Name(), Err: w.errno}
 	}
-	return int(n), err
+	return int(w.n), err
+}
+
+// try is one writev attempt; false asks the poller to wait for room.
+func (w *writer) try(fd uintptr) bool {
+	w.n, _, w.errno = syscall.Syscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&w.iov[0])), 2)
+	return w.errno != syscall.EAGAIN
 }

@@ -98,7 +98,7 @@ func ValidWord(s string) bool {
 func ParseHeader(line []byte) (Header, error) {
 	kind, kv, err := split(line)
 	if err != nil {
-		return Header{}, err
+		return Header{}, fmt.Errorf("malformed line %q: %w", line, err)
 	}
 	var h Header
 	switch kind {
@@ -245,7 +245,8 @@ func appendNum(b []byte, key string, n int64) []byte {
 type fields map[string]string
 
 // split cuts a line into its kind and its key=value words, refusing empty
-// words, a word without '=', an empty key and a repeated key.
+// words, a word without '=', an empty key and a repeated key. Its errors do
+// not quote the line: the callers do.
 func split(line []byte) (string, fields, error) {
 	if len(line) == 0 {
 		return "", nil, errors.New("empty line")
@@ -262,18 +263,18 @@ func split(line []byte) (string, fields, error) {
 		}
 		switch {
 		case w == "":
-			return "", nil, fmt.Errorf("malformed line %q: words are separated by one space", line)
+			return "", nil, errors.New("words are separated by one space")
 		case eq <= 0:
-			return "", nil, fmt.Errorf("malformed line %q: %q is not key=value", line, w)
+			return "", nil, fmt.Errorf("%q is not key=value", w)
 		}
 		k := w[:eq]
 		if _, dup := kv[k]; dup {
-			return "", nil, fmt.Errorf("malformed line %q: key %s appears twice", line, k)
+			return "", nil, fmt.Errorf("key %s appears twice", k)
 		}
 		kv[k] = w[eq+1:]
 	}
 	if words[0] == "" {
-		return "", nil, fmt.Errorf("malformed line %q: it starts with a space", line)
+		return "", nil, errors.New("it starts with a space")
 	}
 	return words[0], kv, nil
 }

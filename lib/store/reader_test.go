@@ -221,3 +221,18 @@ func assertChunks(t *testing.T, got, want []Chunk) {
 		}
 	}
 }
+
+func TestEndOfLastLineStopsBeforeAPartialLine(t *testing.T) {
+	for content, want := range map[string]int64{
+		"":                                      0,
+		"partial":                               0,
+		"a\nb\n":                                4,
+		"a\nb\npart":                            4,
+		"a\n" + strings.Repeat("z", 3*tailStep): 2,
+	} {
+		got, err := EndOfLastLine(writeStore(t, content))
+		if err != nil || got != want {
+			t.Errorf("EndOfLastLine of %d bytes = %d, %v; want %d", len(content), got, err, want)
+		}
+	}
+}

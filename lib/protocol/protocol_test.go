@@ -1,0 +1,154 @@
+package protocol
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestEveryHeaderKindParsesBackFromItsFormat(t *testing.T) {
+	for _, tc := range []struct {
+		line []byte
+		want Header
+	}{
+		{AppendHello(nil), Header{Kind: KindHello, V: "1"}},
+		{AppendStore(nil, "web1", 186350), Header{Kind: KindStore, ID: "web1", Offset: 186350}},
+		{AppendBatch(nil, "web1", 10, 20, 3), Header{Kind: KindBatch, ID: "web1", Offset: 10, End: 20, Entries: 3}},
+		{AppendSkip(nil, "web1", 20, 2000, "too-long"), Header{Kind: KindSkip, ID: "web1", Offset: 20, End: 2000, Reason: "too-long"}},
+		{AppendIdle(nil, "a.b_c-9", 1500), Header{Kind: KindIdle, ID: "a.b_c-9", QuietMS: 1500}},
+		{AppendEnd(nil, "web1"), Header{Kind: KindEnd, ID: "web1"}},
+	} {
+		if tc.line[len(tc.line)-1] != '\n' {
+			t.Fatalf("%q does not end in a newline", tc.line)
+		}
+		got, err := ParseHeader(tc.line[:len(tc.line)-1])
+		if err != nil || got != tc.want {
+			t.Errorf("ParseHeader(%q) = %+v, %v; want %+v", tc.line, got, err, tc.want)
+		}
+	}
+}
+
+func TestReportsParseBackAndTakenDefaultsToOffset(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want Report
+	}{
+		{"progress id=web1 offset=5", Report{ID: "web1", Offset: 5, Taken: 5}},
+		{"progress id=web1 offset=5 taken=9", Report{ID: "web1", Offset: 5, Taken: 9}},
+		{"progress taken=9 offset=5 id=web1", Report{ID: "web1", Offset: 5, Taken: 9}},
+		{"progress id=web1 offset=0 future=yes", Report{ID: "web1"}},
+	} {
+		got, err := ParseReport([]byte(tc.line))
+		if err != nil || got != tc.want {
+			t.Errorf("ParseReport(%q) = %+v, %v; want %+v", tc.line, got, err, tc.want)
+		}
+		back := AppendReport(nil, got)
+		if again, err := ParseReport(back[:len(back)-1]); err != nil || again != got {
+			t.Errorf("AppendReport(%+v) = %q does not parse back", got, back)
+		}
+	}
+}
+
+func TestAppendReportOmitsTakenEqualToOffset(t *testing.T) {
+	if got := string(AppendReport(nil, Report{ID: "a", Offset: 7, Taken: 7})); got != "progress id=a offset=7\n" {
+		t.Fatalf("AppendReport = %q, want the three-printf line", got)
+	}
+}
+
+func TestUnknownKindsAreSkippableAndUnknownKeysIgnored(t *testing.T) {
+	h, err := ParseHeader([]byte("rotate id=web1 generation=2"))
+	if err != nil || h.Kind != KindUnknown {
+		t.Fatalf("unknown kind: %+v, %v; want KindUnknown", h, err)
+	}
+	h, err = ParseHeader([]byte("end id=web1 why=eof"))
+	if err != nil || h != (Header{Kind: KindEnd, ID: "web1"}) {
+		t.Fatalf("unknown key: %+v, %v; want it ignored", h, err)
+	}
+}
+
+func TestMalformedReportsAreRefusedQuotingTheLine(t *testing.T) {
+	for _, line := range []string{
+		"",
+		"hello",
+		"batch id=a offset=0 end=2 entries=1",
+		"progress",
+		"progress id=web1",
+		"progress offset=5",
+		"progress id=web/1 offset=5",
+		"progress id= offset=5",
+		"progress id=web1 offset=5 taken=4",
+		"progress id=web1 offset=5 offset=6",
+		"progress id=web1  offset=5",
+		" progress id=web1 offset=5",
+		"progress id=web1 offset=5 ",
+		"progress id=web1 offset",
+		"progress id=web1 =5",
+		"progress id=web1 offset=5\r",
+	} {
+		_, err := ParseReport([]byte(line))
+		if err == nil {
+			t.Errorf("ParseReport(%q) succeeded", line)
+			continue
+		}
+		if !strings.Contains(err.Error(), strconv.Quote(line)) {
+			t.Errorf("ParseReport(%q): %v does not quote the line", line, err)
+		}
+	}
+}
+
+func TestNumbersHaveOneSpellingAndFit63Bits(t *testing.T) {
+	for v, ok := range map[string]bool{
+		"0":                    true,
+		"9223372036854775807":  true,
+		"9223372036854775808":  false,
+		"99999999999999999999": false,
+		"-1":                   false,
+		"+1":                   false,
+		"01":                   false,
+		"00":                   false,
+		"1e3":                  false,
+		"0x10":                 false,
+		"1_000":                false,
+		" 1":                   false,
+	} {
+		_, err := ParseReport([]byte("progress id=a offset=" + v))
+		if (err == nil) != ok {
+			t.Errorf("offset=%s: err = %v, want ok=%v", v, err, ok)
+		}
+	}
+}
+
+func TestHeadersAreStrict(t *testing.T) {
+	for _, line := range []string{
+		"feed",
+		"feed v=",
+		"store id=web1",
+		"store id=web1 offset=-3",
+		"batch id=a offset=0 end=2 entries=0",
+		"batch id=a offset=0 end=2 entries=3",
+		"batch id=a offset=0 end=99999999999 entries=16777217",
+		"batch id=a offset=5 end=2 entries=1",
+		"skip id=a offset=4 end=4 reason=too-long",
+		"skip id=a offset=4 end=9 reason=",
+		"skip id=a offset=4 end=9 reason=a=b",
+		"idle id=a",
+		"idle id=a quiet=01",
+		"end",
+		"end id=a id=b",
+	} {
+		if h, err := ParseHeader([]byte(line)); err == nil {
+			t.Errorf("ParseHeader(%q) = %+v, want an error", line, h)
+		} else if !strings.Contains(err.Error(), line) {
+			t.Errorf("ParseHeader(%q): %v does not quote the line", line, err)
+		}
+	}
+}
+
+func TestValidIDAndWord(t *testing.T) {
+	if !ValidID("web-1.log_2") || ValidID("") || ValidID("a b") || ValidID("a=b") || ValidID("é") {
+		t.Fatal("ValidID accepts or refuses the wrong ids")
+	}
+	if !ValidWord("too-long") || ValidWord("") || ValidWord("a b") || ValidWord("a=b") || ValidWord("\x7f") {
+		t.Fatal("ValidWord accepts or refuses the wrong words")
+	}
+}
