@@ -1,0 +1,194 @@
+#!/bin/sh
+# bench/run.sh: timbertally's speed and memory, measured side by side.
+#
+# Builds the binaries, generates a 500 000-line Apache combined log with
+# the project's own deterministic generator (seed 1), runs every figure
+# RUNS times and prints the medians with the ratios the project's goals
+# are stated in (bench/README.md says what each row is and the goals).
+#
+#   bench/run.sh              # everything, ~2 minutes on 2 cores
+#   RUNS=3 bench/run.sh       # fewer runs per figure
+#   BIG=0 bench/run.sh        # skip the 5 000 000-line memory figure
+#
+# Needs: go, /usr/bin/time (GNU time), taskset; mawk for the awk row
+# (installed with apt-get when possible, else the row is skipped).
+set -eu
+
+RUNS=${RUNS:-5}
+N=${N:-500000}
+BIG=${BIG:-1}
+BIG_N=${BIG_N:-5000000}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+W=${BENCH_DIR:-${TMPDIR:-/tmp}/timbertally-bench}
+BIN=$W/bin
+LOG=$W/access.log
+
+die() { echo "bench: $*" >&2; exit 1; }
+[ -x /usr/bin/time ] || die "GNU time is missing at /usr/bin/time; install it (apt-get install -y time) and run again"
+command -v taskset >/dev/null || die "taskset is missing; install util-linux and run again"
+
+mkdir -p "$W" "$BIN"
+echo "bench: building into $BIN" >&2
+(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./lib/synth/tgsynth)
+
+# gen FILE N [synth flags]: generate once; the generator is deterministic,
+# so an existing file of the same flags is the same bytes.
+gen() {
+	f=$1 n=$2
+	shift 2
+	stamp="$f.flags"
+	if [ ! -f "$f" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$n $*" ]; then
+		echo "bench: generating $f ($n lines)" >&2
+		"$BIN/tgsynth" -n "$n" -seed 1 "$@" -o "$f"
+		echo "$n $*" >"$stamp"
+	fi
+}
+gen "$LOG" "$N"
+
+if ! command -v mawk >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "bench: installing mawk" >&2
+		apt-get install -y mawk >/dev/null 2>&1 || true
+	fi
+fi
+
+# median of the numbers on stdin, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# seconds CMD...: wall seconds of one run of CMD (its output discarded).
+seconds() {
+	/usr/bin/time -f '%e' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" || {
+		cat "$W/stderr" >&2
+		die "failed: $*"
+	}
+	tail -n 1 "$W/time"
+}
+
+# measure NAME CMD...: median wall seconds of RUNS runs of CMD.
+measure() {
+	name=$1
+	shift
+	i=0
+	: >"$W/runs"
+	while [ "$i" -lt "$RUNS" ]; do
+		seconds "$@" >>"$W/runs"
+		i=$((i + 1))
+	done
+	m=$(median <"$W/runs")
+	eval "T_$name=$m"
+	echo "$m"
+}
+
+# pipeline B LOG: one feed ... -- tally --run over a freshly provisioned
+# tally store (provisioning is outside the time).
+pipeline() {
+	rm -rf "$W/store" "$W/cursor"
+	"$BIN/tally" --provision --doc apache-combined "$W/store" 2>/dev/null
+	seconds "$BIN/feed" -q --cursor "$W/cursor" --batch-size "$1" "$2" -- "$BIN/tally" --run "$W/store"
+}
+
+measure_pipeline() {
+	name=$1 b=$2
+	i=0
+	: >"$W/pruns"
+	while [ "$i" -lt "$RUNS" ]; do
+		pipeline "$b" "$LOG" >>"$W/pruns"
+		i=$((i + 1))
+	done
+	m=$(median <"$W/pruns")
+	eval "T_$name=$m"
+}
+
+# peak_rss LOG: peak RSS in KiB of feed and of tally --run (each process on
+# its own) for the pipeline at the default batch size. tally's is exact
+# (GNU time around it); feed's is its VmHWM (its own high-water mark),
+# sampled every 20 ms until it exits.
+peak_rss() {
+	rm -rf "$W/store" "$W/cursor"
+	"$BIN/tally" --provision --doc apache-combined "$W/store" 2>/dev/null
+	"$BIN/feed" -q --cursor "$W/cursor" "$1" -- /usr/bin/time -f '%M' -o "$W/tally.rss" "$BIN/tally" --run "$W/store" &
+	pid=$!
+	hwm=0
+	while kill -0 "$pid" 2>/dev/null; do
+		h=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+		[ -n "$h" ] && hwm=$h
+		sleep 0.02
+	done
+	wait "$pid" || die "the pipeline over $1 failed"
+	echo "$hwm $(tail -n 1 "$W/tally.rss")"
+}
+
+# A document of the built-in shape, by=LABELS, cap raised past any series count.
+bydoc() {
+	printf 'format apache-combined\nwindow 10s grace=60s\ncap 1000000\nmetric requests count by=%s\nmetric bytes sum=bytes by=%s\n' "$1" "$1" >"$W/by-$1.tally"
+	echo "$W/by-$1.tally"
+}
+
+# The awk a user would write: requests and bytes by status per 10 s of the
+# line's own time. $4 is "[10/Oct/2026:13:55:36": its first 19 characters
+# after "[" cut the seconds to their tens, which is the 10 s window
+# (ignoring the zone, which a real script would have to convert).
+cat >"$W/status.awk" <<'EOF'
+{ k = substr($4, 2, 19) " " $9; n[k]++; b[k] += $10 }
+END { for (k in n) print k, n[k], b[k] }
+EOF
+
+entries=$N
+echo "bench: $RUNS runs per figure over $entries lines ($(wc -c <"$LOG") bytes), $(nproc) cores" >&2
+measure cat cat "$LOG" >/dev/null
+measure wc wc -l "$LOG" >/dev/null
+if command -v mawk >/dev/null; then
+	measure mawk mawk -f "$W/status.awk" "$LOG" >/dev/null
+else
+	echo "bench: mawk is not installed and could not be (apt-get install -y mawk as root); skipping its row" >&2
+	T_mawk=
+fi
+measure try taskset -c 0 "$BIN/tally" --try --doc apache-combined "$LOG" >/dev/null
+for b in 512 4096 65536; do
+	measure_pipeline "p$b" "$b"
+done
+
+# Cardinality: by=path over logs of 10, 1 000 and 100 000 distinct paths,
+# against by=status over the last of them.
+for p in 10 1000 100000; do
+	gen "$W/paths$p.log" "$N" -paths "$p"
+	measure "path$p" taskset -c 0 "$BIN/tally" --try --doc "$(bydoc path)" "$W/paths$p.log" >/dev/null
+	"$BIN/tally" --try --doc "$(bydoc path)" "$W/paths$p.log" | grep -c '^[0-9].* requests' >"$W/series$p" || true
+done
+measure status100000 taskset -c 0 "$BIN/tally" --try --doc "$(bydoc status)" "$W/paths100000.log" >/dev/null
+
+set -- $(peak_rss "$LOG")
+R_feed=$1 R_tally=$2
+if [ "$BIG" = 1 ]; then
+	gen "$W/big.log" "$BIG_N"
+	set -- $(peak_rss "$W/big.log")
+	R_bigfeed=$1 R_bigtally=$2
+fi
+
+# The table: figure, median seconds, entries/s, and a note with the ratio.
+rate() { awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
+row() { printf '%-44s %8s %12s   %s\n' "$1" "$2" "$(rate "$entries" "$2")" "$3"; }
+
+printf '\n%-44s %8s %12s   %s\n' "figure ($entries lines, median of $RUNS)" "seconds" "entries/s" "notes"
+row "cat FILE >/dev/null" "$T_cat" "floor: reading the bytes"
+row "wc -l FILE" "$T_wc" "floor: a bare line count"
+if [ -n "$T_mawk" ]; then
+	row "mawk (requests, bytes by status per 10 s)" "$T_mawk" "what a user would write"
+fi
+row "tally --try --doc apache-combined (1 core)" "$T_try" "extractor alone; x mawk: $(ratio "$T_mawk" "$T_try") (goal >= 5)"
+for b in 512 4096 65536; do
+	eval "t=\$T_p$b"
+	row "feed --batch-size $b -- tally --run" "$t" "pipeline / extractor: $(ratio "$T_try" "$t") (goal >= 0.85)"
+done
+echo "    512 vs 65536: $(ratio "$T_p512" "$T_p65536")x the time (goal <= 1.15)"
+for p in 10 1000 100000; do
+	row "tally --try by=path, $p paths (1 core)" "$(eval echo "\$T_path$p")" "$(cat "$W/series$p") bucket-series"
+done
+row "tally --try by=status, 100000 paths (1 core)" "$T_status100000" "by=path / by=status: $(ratio "$T_path100000" "$T_status100000") (goal <= 3)"
+printf '\npeak RSS (KiB)            feed      tally\n'
+printf '  %9s lines  %9s  %9s\n' "$N" "$R_feed" "$R_tally"
+if [ "$BIG" = 1 ]; then
+	printf '  %9s lines  %9s  %9s\n' "$BIG_N" "$R_bigfeed" "$R_bigtally"
+	echo "  $BIG_N / $N lines: feed $(ratio "$R_bigfeed" "$R_feed")x, tally $(ratio "$R_bigtally" "$R_tally")x (goal <= 1.2, each < 65536 KiB)"
+fi

@@ -1,0 +1,101 @@
+package bucket
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/synth"
+)
+
+// benchLines returns n generated Apache combined lines (seed 1, paths
+// distinct paths), split, with their store positions.
+func benchLines(b *testing.B, n, paths int) ([][]byte, []int64) {
+	var buf bytes.Buffer
+	if err := synth.Write(&buf, synth.Config{Seed: 1, N: n, Paths: paths}); err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.SplitAfter(buf.Bytes(), []byte{'\n'})
+	lines = lines[:len(lines)-1] // the empty remainder after the last '\n'
+	pos := make([]int64, len(lines))
+	var p int64
+	for i, l := range lines {
+		pos[i] = p
+		p += int64(len(l))
+		lines[i] = l[:len(l)-1]
+	}
+	return lines, pos
+}
+
+// benchRoller runs Roller.Entry over pre-split lines, the whole set per
+// b.N loop through a fresh Roller (what one tally --try or --run does),
+// taking the tape bytes as tally does after each batch of 512.
+func benchRoller(b *testing.B, d *doc.Doc, lines [][]byte, pos []int64) {
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		r, err := New(d, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := r.AddStore("web1", 0)
+		for i, l := range lines {
+			r.Entry(st, pos[i], l)
+			if i%512 == 511 {
+				r.Take()
+			}
+		}
+		r.End(st)
+		r.Complete()
+		r.Take()
+		n += len(lines)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "entries/s")
+}
+
+// BenchmarkRollerEntry is bucket add for the built-in apache-combined
+// document: extraction, bucketing, the two metrics by status, sealing.
+func BenchmarkRollerEntry(b *testing.B) {
+	d, err := doc.Load("apache-combined")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines, pos := benchLines(b, 100_000, 200)
+	benchRoller(b, d, lines, pos)
+}
+
+// BenchmarkRollerEntryByPath is the cost of cardinality: by=path over
+// 100 000 generated paths with the cap raised, so that most entries open a
+// new series.
+func BenchmarkRollerEntryByPath(b *testing.B) {
+	d, err := doc.Parse("by-path", []byte("format apache-combined\nwindow 10s grace=60s\ncap 1000000\nmetric requests count by=path\nmetric bytes sum=bytes by=path\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines, pos := benchLines(b, 100_000, 100_000)
+	benchRoller(b, d, lines, pos)
+}
+
+// TestRollerEntryAllocatesNothingPerEntryForTheBuiltinDocument: once a
+// bucket's series exist, adding an entry to it allocates nothing.
+func TestRollerEntryAllocatesNothingPerEntryForTheBuiltinDocument(t *testing.T) {
+	d, err := doc.Load("apache-combined")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.AddStore("web1", 0)
+	line := []byte(`203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /a HTTP/1.1" 200 48213 "-" "curl/8.10.1"`)
+	var pos int64
+	add := func() {
+		r.Entry(st, pos, line)
+		pos += int64(len(line)) + 1
+	}
+	add()
+	if n := testing.AllocsPerRun(1000, add); n != 0 {
+		t.Errorf("Roller.Entry allocates %v times per entry", n)
+	}
+}
