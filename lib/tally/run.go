@@ -169,8 +169,11 @@ func (c *consumer) handle(line []byte) error {
 	if err != nil {
 		return err
 	}
-	if h.Kind == protocol.KindUnknown {
+	switch h.Kind {
+	case protocol.KindUnknown:
 		return nil // versions are additive: a line this tally does not know is not for it
+	case protocol.KindStore, protocol.KindHello:
+		return fmt.Errorf("%q: feed and store lines come before any batch", line)
 	}
 	st, ok := c.ids[h.ID]
 	if !ok {
@@ -193,7 +196,7 @@ func (c *consumer) handle(line []byte) error {
 		c.roller.End(st)
 		return c.flush()
 	}
-	return fmt.Errorf("%q: store lines come before any batch", line)
+	return nil
 }
 
 // advance checks that [offset, end) continues store st where its last

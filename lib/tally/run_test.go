@@ -1,0 +1,179 @@
+package tally
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+// testDoc buckets "UNIXSECONDS STATUS" lines into 10 s windows, no grace.
+const testDoc = `format regex ^(?P<t>\S+) (?P<status>\S+)$
+time t layout=unix
+window 10s grace=0s
+metric requests count by=status
+`
+
+func newStore(t *testing.T) string {
+	t.Helper()
+	d, err := doc.Parse("test", []byte(testDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "s")
+	if _, err := provision(dir, d, false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// input frames entries "T 200" for times ts as one batch of store web from pos.
+func batch(pos int64, ts ...int) (string, int64) {
+	var body strings.Builder
+	for _, t := range ts {
+		fmt.Fprintf(&body, "%d 200\n", t)
+	}
+	end := pos + int64(body.Len())
+	return fmt.Sprintf("batch id=web offset=%d end=%d entries=%d\n%s", pos, end, len(ts), body.String()), end
+}
+
+func runInput(t *testing.T, dir, in string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(dir, strings.NewReader(in), &out, func(string, ...any) {})
+	return out.String(), err
+}
+
+func readTape(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, tapeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCompleteInputSealsEverythingAndReportsTheEnd(t *testing.T) {
+	dir := newStore(t)
+	b1, end1 := batch(0, 101, 105, 112)
+	b2, end2 := batch(end1, 113, 125)
+	out, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\n"+b1+b2+"end id=web\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := readTape(t, dir)
+	if strings.Count(tp, "seal ") != 3 || !strings.HasSuffix(tp, fmt.Sprintf("end at=web:%d\n", end2)) {
+		t.Fatalf("want three seals and the end record, got\n%s", tp)
+	}
+	if !strings.HasSuffix(out, fmt.Sprintf("progress id=web offset=%d\n", end2)) {
+		t.Fatalf("the last report should say everything is durable, got\n%s", out)
+	}
+}
+
+func TestTakenIsReportedForEachBatchAndOffsetStaysAtTheOpenBucket(t *testing.T) {
+	dir := newStore(t)
+	b1, end1 := batch(0, 101, 105)
+	b2, end2 := batch(end1, 106, 107)
+	out, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\n"+b1+b2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("progress id=web offset=0 taken=%d\nprogress id=web offset=0 taken=%d\n", end1, end2)
+	if out != want {
+		t.Fatalf("got reports\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestInterruptedInputSealsNothing(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101, 105, 131)
+	if _, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\n"+b1); err != nil {
+		t.Fatal(err)
+	}
+	if tp := readTape(t, dir); strings.Contains(tp, "seal 1970-01-01T00:02:10Z") || strings.Contains(tp, "end") {
+		t.Fatalf("interrupted input sealed the open bucket or wrote an end:\n%s", tp)
+	}
+}
+
+func TestProtocolViolationsAreRefusedWithTheLine(t *testing.T) {
+	b1, end1 := batch(0, 101)
+	gap, _ := batch(end1+5, 102)
+	for name, tc := range map[string]struct{ in, msg string }{
+		"another version":   {"feed v=2\n", "v=2"},
+		"no hello":          {"store id=web offset=0\n", "not \"feed v=1\""},
+		"a gap":             {"feed v=1\nstore id=web offset=0\n" + b1 + gap, "must be contiguous"},
+		"an unknown store":  {"feed v=1\nstore id=web offset=0\nidle id=other quiet=5\n", "not declared"},
+		"a short count":     {"feed v=1\nstore id=web offset=0\n" + strings.Replace(b1, "entries=1", "entries=2", 1), "entries=2"},
+		"a cut batch":       {"feed v=1\nstore id=web offset=0\n" + b1[:len(b1)-3], "ended inside the batch"},
+		"a late store line": {"feed v=1\nstore id=web offset=0\n" + b1 + "store id=x offset=0\n", "before any batch"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := runInput(t, newStore(t), tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("want an error mentioning %q, got %v", tc.msg, err)
+			}
+		})
+	}
+}
+
+func TestASecondRunOnALockedStoreIsRefusedNamingTheFirst(t *testing.T) {
+	dir := newStore(t)
+	l, err := lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = runInput(t, dir, "feed v=1\n")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Fatalf("want a refusal naming pid %d, got %v", os.Getpid(), err)
+	}
+}
+
+func TestProvisionRefusesAnExistingStoreAndReplaceKeepsTheOldTape(t *testing.T) {
+	dir := newStore(t)
+	d, _ := doc.Parse("test", []byte(testDoc))
+	if _, err := provision(dir, d, false, time.Now()); err == nil || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("want a refusal naming --replace, got %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, tapeFile), []byte("end\n"), 0o644)
+	moved, err := provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old, _ := os.ReadFile(moved); string(old) != "end\n" || !strings.HasSuffix(moved, "tape.replaced.2026-01-02T03:04:05Z") {
+		t.Fatalf("the old tape should be at tape.replaced.TIME, got %s holding %q", moved, old)
+	}
+	if tp := readTape(t, dir); tp != "" {
+		t.Fatalf("the new tape should be empty, got %q", tp)
+	}
+}
+
+func TestATornTapeIsCutAndItsEntriesReplayed(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101, 112, 125)
+	in := "feed v=1\nstore id=web offset=0\n" + b1 + "end id=web\n"
+	if _, err := runInput(t, dir, in); err != nil {
+		t.Fatal(err)
+	}
+	whole := readTape(t, dir)
+	// A crash in the middle of the last group: its seal half written.
+	torn := whole[:strings.LastIndex(whole, "seal ")+9]
+	os.WriteFile(filepath.Join(dir, tapeFile), []byte(torn), 0o644)
+	var notes []string
+	var out bytes.Buffer
+	err := run(dir, strings.NewReader(in), &out, func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readTape(t, dir); got != whole {
+		t.Fatalf("after the repair and replay the tape should be the whole one:\n%s\nwant\n%s", got, whole)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "torn") {
+		t.Fatalf("want one note about the torn tape, got %q", notes)
+	}
+}
