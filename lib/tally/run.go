@@ -36,15 +36,15 @@ type consumer struct {
 
 // run is tally --run DIR.
 func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) error {
+	d, err := loadDocument(dir)
+	if err != nil {
+		return err
+	}
 	l, err := lock(dir)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	d, err := loadDocument(dir)
-	if err != nil {
-		return err
-	}
 	tw, torn, err := tape.OpenWriter(filepath.Join(dir, tapeFile))
 	if err != nil {
 		return err
