@@ -45,13 +45,17 @@ pair winning, and prints them. A TALLYSTORE is a directory made by tally
 none, or -, reads stdin, where a torn last line (a tape being written) is left
 out and each bucket is printed as its seal arrives, so that tail -f -n +1 tape |
 tgread - shows buckets as tally writes them (not with --step, --markers or
-openmetrics, which need the whole tape). Several tapes merge by summing each series (min of mins, max of maxes),
+openmetrics, svg or --plot, which need the whole tape). Several tapes merge by summing each series (min of mins, max of maxes),
 or stay apart with --by-tape.
 
 --from/--to take RFC 3339 or a duration relative to now (-1h); from is
 inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
 to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
 the store's document or, for a bare tape, from --kind METRIC=KIND.
+
+--plot draws each series as a bar chart in the terminal, $COLUMNS (or
+--width) wide, all on one time axis; --format svg writes one line chart of
+every series, with axes and a legend, for a browser or an image viewer.
 
 --markers lists the !late, !drop and !cap markers in tape syntax, whatever the
 format, then a total per kind (# total !late markers=N entries=M). --metric
@@ -65,7 +69,9 @@ Examples:
    tgread --format openmetrics web > web.om && promtool tsdb create-blocks-from openmetrics web.om data
    tail -f web/tape | tgread -
    ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count --step 1h -
-   tgread --markers web                            what was late, dropped or capped`
+   tgread --markers web                            what was late, dropped or capped
+   tgread --plot --metric requests --step 1m web   a chart per status, a minute a column
+   tgread --format svg --metric bytes web > bytes.svg`
 
 func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	return &cli.App{
@@ -76,12 +82,15 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {}, // run maps errors to exit statuses
+		// --generate-bash-completion lists the flags for the scripts in
+		// deploy/completion (docs/completion.md).
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {}, // run maps errors to exit statuses
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{fmt.Errorf("tgread: %v; see tgread --help", err)}
 		},
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table, tsv, csv, json, tape or openmetrics (default: table on a terminal, else tsv)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table, tsv, csv, json, tape, openmetrics or svg (default: table on a terminal, else tsv)"},
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "only these metrics (repeat, or a comma list)"},
 			&cli.StringFlag{Name: "from", Usage: "first bucket start, inclusive: RFC 3339 or relative to now (-1h)"},
 			&cli.StringFlag{Name: "to", Usage: "last bucket start, exclusive: RFC 3339 or relative to now (-10m)"},
@@ -89,6 +98,8 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max for tapes without a document (for --step)"},
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
+			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
+			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
 	}
@@ -103,6 +114,8 @@ type settings struct {
 	view     view
 	kindArgs map[string]doc.MetricKind
 	markers  bool
+	plot     bool
+	width    int // of a --plot chart
 	names    []string
 	parsed   bool
 }
@@ -136,6 +149,10 @@ func (s *settings) parse(c *cli.Context) error {
 		return usageError{err}
 	}
 	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
+	s.plot, s.width = c.Bool("plot"), c.Int("width")
+	if s.plot && (c.IsSet("format") || s.markers) {
+		return usageError{errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot")}
+	}
 	s.names = c.Args().Slice()
 	if len(s.names) == 0 {
 		s.names = []string{"-"}
@@ -239,6 +256,10 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 	rows, err := s.view.rows(srcs)
 	if err != nil {
 		return err
+	}
+	if s.plot {
+		writePlot(w, newChart(rows), s.width, kinds)
+		return nil
 	}
 	order := byTime
 	if s.format == "openmetrics" {

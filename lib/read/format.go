@@ -20,6 +20,7 @@ var formats = map[string]func(w *bufio.Writer, rows []*row, header bool) error{
 	"json":        writeJSON,
 	"tape":        writeTape,
 	"openmetrics": writeOpenMetrics,
+	"svg":         writeSVG,
 }
 
 const hexDigits = "0123456789abcdef"

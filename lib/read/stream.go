@@ -12,10 +12,12 @@ import (
 )
 
 // streams reports whether tgread prints the tape bucket by bucket: a lone
-// stdin may never end (tail -f tape | tgread -), and only --step, --markers
-// and openmetrics (families contiguous, # EOF last) need the whole tape.
+// stdin may never end (tail -f tape | tgread -), and only --step, --markers,
+// openmetrics (families contiguous, # EOF last) and pictures (one time
+// axis for the whole tape) need the whole tape.
 func (s *settings) streams() bool {
-	return len(s.names) == 1 && s.names[0] == "-" && !s.markers && s.view.step == 0 && s.format != "openmetrics"
+	return len(s.names) == 1 && s.names[0] == "-" && !s.markers && !s.plot && s.view.step == 0 &&
+		s.format != "openmetrics" && s.format != "svg"
 }
 
 // stream prints stdin's tape a bucket group at a time: the lines up to each
