@@ -31,8 +31,8 @@ import (
 // same nanosecond).
 var (
 	crashSeed   = flag.Uint64("crash.seed", 0, "seed of the crash harness (0: from the clock, printed)")
-	crashRounds = flag.Int("crash.rounds", 40, "rounds of the crash harness")
-	crashBudget = flag.Duration("crash.budget", 40*time.Second, "stop starting crash rounds after this long")
+	crashRounds = flag.Int("crash.rounds", 120, "rounds of the crash harness")
+	crashBudget = flag.Duration("crash.budget", 25*time.Second, "stop starting crash rounds after this long")
 )
 
 // crashEntries is tens of thousands of entries: ~5 MB, hundreds of
