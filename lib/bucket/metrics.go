@@ -3,7 +3,8 @@ package bucket
 import (
 	"encoding/binary"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/extract"
@@ -35,11 +36,54 @@ type group struct {
 	metrics []int
 }
 
-// slot is one series of a group in one bucket: a value per metric of the
-// group, and a bit per metric saying whether that metric has a value yet.
-type slot struct {
-	has  uint64
-	vals []float64
+// seriesSet is one group's series in one bucket. A series is a number:
+// index maps its label key to it, and its values live in flat slices
+// (vals holds len(group.metrics) values per series, has a bit per metric
+// saying whether that metric has a value yet), so that a new series costs
+// its key string and amortised slice growth, not three allocations. A set
+// is reused by the next bucket after its own is sealed (reset keeps the
+// capacity, so a steady stream of buckets stops allocating).
+type seriesSet struct {
+	index map[string]int32
+	keys  []string
+	has   []uint64
+	vals  []float64
+}
+
+// series returns the number of the series with key in s, creating it
+// (its values unset) when create is true; -1 when it does not exist.
+func (s *seriesSet) series(key []byte, stride int, create bool) int32 {
+	if i, ok := s.index[string(key)]; ok {
+		return i
+	}
+	if !create {
+		return -1
+	}
+	i := int32(len(s.keys))
+	k := string(key)
+	s.index[k] = i
+	s.keys = append(s.keys, k)
+	s.has = append(s.has, 0)
+	for range stride {
+		s.vals = append(s.vals, 0)
+	}
+	return i
+}
+
+func (s *seriesSet) reset() {
+	clear(s.index)
+	s.keys, s.has, s.vals = s.keys[:0], s.has[:0], s.vals[:0]
+}
+
+// order returns the series numbers sorted by label key, so that a
+// bucket's group reads the same on every run.
+func (s *seriesSet) order(buf []int32) []int32 {
+	buf = buf[:0]
+	for i := range s.keys {
+		buf = append(buf, int32(i))
+	}
+	slices.SortFunc(buf, func(a, b int32) int { return strings.Compare(s.keys[a], s.keys[b]) })
+	return buf
 }
 
 // aggregator computes a document's metrics into buckets.
@@ -47,7 +91,9 @@ type aggregator struct {
 	metrics []metric
 	groups  []group
 	cap     int
-	key     []byte // reused label key buffer
+	key     []byte       // reused label key buffer
+	order   []int32      // reused by appendSeries
+	labels  []tape.Label // reused by appendSeries
 }
 
 func newAggregator(d *doc.Doc, x *extract.Extractor) (*aggregator, error) {
@@ -109,18 +155,17 @@ func (a *aggregator) labelKey(g *group, e *extract.Entry) []byte {
 	return k
 }
 
-// labelValues reverses labelKey.
-func labelValues(g *group, key string) []string {
+// appendLabels appends g's labels for a series' key (labelKey reversed).
+func appendLabels(labels []tape.Label, g *group, key string) []tape.Label {
 	if len(g.by) == 1 {
-		return []string{key}
+		return append(labels, tape.Label{Name: g.names[0], Value: key})
 	}
-	vals := make([]string, 0, len(g.by))
-	for len(key) > 0 {
+	for i := 0; len(key) > 0; i++ {
 		n, w := binary.Uvarint([]byte(key[:min(len(key), binary.MaxVarintLen64)]))
-		vals = append(vals, key[w:w+int(n)])
+		labels = append(labels, tape.Label{Name: g.names[i], Value: key[w : w+int(n)]})
 		key = key[w+int(n):]
 	}
-	return vals
+	return labels
 }
 
 // value returns what e contributes to m, and whether it contributes: a
@@ -158,25 +203,27 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 	}
 	for gi := range a.groups {
 		g := &a.groups[gi]
+		set := &b.series[gi]
+		stride := len(g.metrics)
 		key := a.labelKey(g, e)
-		s := b.series[gi][string(key)]
+		si := set.series(key, stride, false)
 		for _, mi := range g.metrics {
 			m := &a.metrics[mi]
 			v, ok := m.value(e)
 			switch {
 			case !ok:
-			case s != nil && s.has&m.bit != 0:
-				s.vals[m.pos] = m.fold(s.vals[m.pos], v)
+			case si >= 0 && set.has[si]&m.bit != 0:
+				p := &set.vals[int(si)*stride+m.pos]
+				*p = m.fold(*p, v)
 			case b.count[mi] >= a.cap:
 				b.capped(mi, st, pos, end)
 			default:
-				if s == nil {
-					s = &slot{vals: make([]float64, len(g.metrics))}
-					b.series[gi][string(key)] = s
+				if si < 0 {
+					si = set.series(key, stride, true)
 				}
 				b.count[mi]++
-				s.has |= m.bit
-				s.vals[m.pos] = v
+				set.has[si] |= m.bit
+				set.vals[int(si)*stride+m.pos] = v
 			}
 		}
 	}
@@ -184,42 +231,28 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 
 // appendSeries appends b's series lines, sorted by metric (document order)
 // then label bytes, so that a bucket's group reads the same on every run.
+// Each group's series are sorted once, whatever its number of metrics.
 func (a *aggregator) appendSeries(out []byte, b *Bucket, start []byte) []byte {
-	type line struct {
-		metric int
-		key    string
-		val    float64
-	}
-	var lines []line
-	for gi, series := range b.series {
-		for key, s := range series {
-			for _, mi := range a.groups[gi].metrics {
-				if m := &a.metrics[mi]; s.has&m.bit != 0 {
-					lines = append(lines, line{mi, key, s.vals[m.pos]})
-				}
-			}
-		}
-	}
-	sort.Slice(lines, func(i, j int) bool {
-		if lines[i].metric != lines[j].metric {
-			return lines[i].metric < lines[j].metric
-		}
-		return lines[i].key < lines[j].key
-	})
-	var labels []tape.Label
-	for _, l := range lines {
-		m := &a.metrics[l.metric]
+	sorted := -1 // the group a.order is sorted for
+	for mi := range a.metrics {
+		m := &a.metrics[mi]
 		g := &a.groups[m.group]
-		labels = labels[:0]
-		for i, v := range labelValues(g, l.key) {
-			labels = append(labels, tape.Label{Name: g.names[i], Value: v})
+		set := &b.series[m.group]
+		if sorted != m.group {
+			a.order, sorted = set.order(a.order), m.group
 		}
-		out = append(out, start...)
-		out = append(out, ' ')
-		out = tape.AppendSeries(out, m.Name, labels)
-		out = append(out, ' ')
-		out = tape.AppendValue(out, l.val)
-		out = append(out, '\n')
+		for _, si := range a.order {
+			if set.has[si]&m.bit == 0 {
+				continue
+			}
+			a.labels = appendLabels(a.labels[:0], g, set.keys[si])
+			out = append(out, start...)
+			out = append(out, ' ')
+			out = tape.AppendSeries(out, m.Name, a.labels)
+			out = append(out, ' ')
+			out = tape.AppendValue(out, set.vals[int(si)*len(g.metrics)+m.pos])
+			out = append(out, '\n')
+		}
 	}
 	return out
 }

@@ -14,7 +14,7 @@ type Bucket struct {
 	Start   int64
 	entries int64              // entries placed, capped ones included
 	first   []int64            // per store: position of its first entry here, -1 if none
-	series  []map[string]*slot // per group: series by label key
+	series  []seriesSet        // per group
 	count   []int              // per metric: series so far (bounded by cap)
 	caps    []capRun           // closed !cap runs
 	capOpen map[capKey]*capRun // open !cap runs
@@ -89,9 +89,10 @@ type Roller struct {
 	grace   int64
 	stores  []*store
 	open    map[int64]*Bucket
-	starts  []int64 // open bucket starts, ascending
-	cur     *Bucket // the bucket the last entry went to
-	et      int64   // combined event time
+	starts  []int64   // open bucket starts, ascending
+	cur     *Bucket   // the bucket the last entry went to
+	free    []*Bucket // sealed buckets, for newBucket to reuse
+	et      int64     // combined event time
 	etSet   bool
 	known   *Known
 	catchUp bool // replaying what the tape already covers: seal nothing yet
@@ -215,13 +216,8 @@ func (r *Roller) place(s *store, st int, start, pos, end int64) {
 }
 
 func (r *Roller) newBucket(start int64) *Bucket {
-	b := &Bucket{Start: start, first: make([]int64, len(r.stores)), series: make([]map[string]*slot, len(r.agg.groups)), count: make([]int, len(r.agg.metrics))}
-	for i := range b.first {
-		b.first[i] = -1
-	}
-	for i := range b.series {
-		b.series[i] = map[string]*slot{}
-	}
+	b := r.recycled()
+	b.Start = start
 	r.open[start] = b
 	i := sort.Search(len(r.starts), func(i int) bool { return r.starts[i] > start })
 	r.starts = append(r.starts, 0)
@@ -408,6 +404,35 @@ func (r *Roller) seal(b *Bucket) {
 	if r.cur == b {
 		r.cur = nil
 	}
+	r.free = append(r.free, b)
+}
+
+// recycled returns an empty bucket, reusing a sealed one's series sets when
+// there is one: their maps and slices keep their capacity, so a steady
+// stream of buckets of similar series stops allocating.
+func (r *Roller) recycled() *Bucket {
+	if n := len(r.free); n > 0 {
+		b := r.free[n-1]
+		r.free = r.free[:n-1]
+		for i := range b.first {
+			b.first[i] = -1
+		}
+		for i := range b.series {
+			b.series[i].reset()
+		}
+		clear(b.count)
+		b.entries, b.caps = 0, b.caps[:0]
+		clear(b.capOpen)
+		return b
+	}
+	b := &Bucket{first: make([]int64, len(r.stores)), series: make([]seriesSet, len(r.agg.groups)), count: make([]int, len(r.agg.metrics))}
+	for i := range b.first {
+		b.first[i] = -1
+	}
+	for i := range b.series {
+		b.series[i].index = map[string]int32{}
+	}
+	return b
 }
 
 // mod is the floor modulo, so that times before 1970 bucket correctly.

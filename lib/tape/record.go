@@ -225,7 +225,13 @@ func AppendDuration(b []byte, d time.Duration) []byte {
 
 // AppendValue appends v in its shortest exact decimal form, without exponent
 // ("431", "0.25").
+// Whole numbers below 2^53 (counts, byte sums: nearly every value) are
+// formatted as integers, which strconv does ~3x faster and to the same
+// digits; -0 keeps its sign through AppendFloat.
 func AppendValue(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 && (v != 0 || !math.Signbit(v)) {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
@@ -251,9 +257,19 @@ func AppendSeries(b []byte, metric string, labels []Label) []byte {
 
 // AppendEscaped appends v escaped for the tape: \\, \", \n, and \xHH for
 // each byte that is not part of valid UTF-8.
+// Runs of bytes that need no escape (nearly all of a label value) are
+// appended whole rather than byte by byte.
 func AppendEscaped[S ~string | ~[]byte](b []byte, v S) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && v[j] != '\\' && v[j] != '"' && v[j] != '\n' && v[j] < utf8.RuneSelf {
+			j++
+		}
+		b = append(b, v[i:j]...)
+		if i = j; i == len(v) {
+			break
+		}
 		c := v[i]
 		switch {
 		case c == '\\':
