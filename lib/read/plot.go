@@ -38,24 +38,30 @@ func writePlot(w *bufio.Writer, c *chart, width int, kinds map[string]doc.Metric
 }
 
 func plotLine(w *bufio.Writer, c *chart, l *line, width int, kind doc.MetricKind) {
-	base, top := valueRange(l.points)
-	topLabel, baseLabel := string(tape.AppendValue(nil, top)), string(tape.AppendValue(nil, base))
-	labelWidth := max(len(topLabel), len(baseLabel))
-	cols := int64(max(width-labelWidth-2, minPlotColumns))
-	perColumn := (c.slots() + cols - 1) / cols
-	values := make([]float64, (c.slots()+perColumn-1)/perColumn)
-	barWidth := max(cols/int64(len(values)), 1)
-	has := make([]bool, len(values))
+	// The labels' width sets the columns left for bars, and the bars (by
+	// combining buckets) the labels: widen the labels until they fit. It
+	// ends, as a label only widens and never beyond a float's.
+	var bars columns
+	var base, top float64
+	var topLabel, baseLabel string
+	for labelWidth := 1; ; {
+		bars = newColumns(c, l, int64(max(width-labelWidth-2, minPlotColumns)), kind)
+		base, top = valueRange(bars.rows)
+		topLabel, baseLabel = string(tape.AppendValue(nil, top)), string(tape.AppendValue(nil, base))
+		if lw := max(len(topLabel), len(baseLabel)); lw > labelWidth {
+			labelWidth = lw
+			continue
+		}
+		topLabel = strings.Repeat(" ", labelWidth-len(topLabel)) + topLabel
+		baseLabel = strings.Repeat(" ", labelWidth-len(baseLabel)) + baseLabel
+		break
+	}
 	lo, hi := l.points[0].value, l.points[0].value
 	for _, p := range l.points {
-		i := c.slotOf(p.start) / perColumn
-		if has[i] {
-			values[i] = combine(kind, values[i], p.value)
-		} else {
-			values[i], has[i] = p.value, true
-		}
 		lo, hi = min(lo, p.value), max(hi, p.value)
 	}
+	perColumn, values, has, barWidth := bars.perColumn, bars.values, bars.has, bars.width
+	labelWidth := len(topLabel)
 
 	w.WriteString(l.name)
 	w.WriteString("  min ")
@@ -68,14 +74,13 @@ func plotLine(w *bufio.Writer, c *chart, l *line, width int, kind doc.MetricKind
 	}
 	w.WriteByte('\n')
 	for r := plotRows - 1; r >= 0; r-- {
-		label, axis := "", "│"
+		label, axis := strings.Repeat(" ", labelWidth), "│"
 		switch r {
 		case plotRows - 1:
 			label, axis = topLabel, "┤"
 		case 0:
 			label, axis = baseLabel, "┤"
 		}
-		w.WriteString(strings.Repeat(" ", labelWidth-len(label)))
 		w.WriteString(label)
 		w.WriteString(" " + axis)
 		for i, v := range values {
@@ -115,4 +120,36 @@ func level(v, base, top float64) int {
 		return 1
 	}
 	return n
+}
+
+// columns is a series laid out in bars: perColumn buckets each, combined
+// by the metric's kind; has tells a bar with a value from a blank one.
+// Each bar is width columns wide, as many as fit when there are fewer
+// buckets than columns.
+type columns struct {
+	perColumn int64
+	values    []float64
+	has       []bool
+	rows      []*row // the bars' values, for valueRange
+	width     int64
+}
+
+func newColumns(c *chart, l *line, cols int64, kind doc.MetricKind) columns {
+	per := (c.slots() + cols - 1) / cols
+	n := (c.slots() + per - 1) / per
+	b := columns{perColumn: per, values: make([]float64, n), has: make([]bool, n), width: max(cols/n, 1)}
+	for _, p := range l.points {
+		i := c.slotOf(p.start) / per
+		if b.has[i] {
+			b.values[i] = combine(kind, b.values[i], p.value)
+		} else {
+			b.values[i], b.has[i] = p.value, true
+		}
+	}
+	for i, v := range b.values {
+		if b.has[i] {
+			b.rows = append(b.rows, &row{value: v})
+		}
+	}
+	return b
 }
