@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/timbertally/timbertally/lib/protocol"
 )
@@ -70,10 +71,19 @@ func (r *reporter) flush() error {
 	return r.err
 }
 
+// syncInterval is the least time between two fsyncs of the tape. An fsync
+// costs ~0.1-1 ms of device round trip and wakes two threads; unlimited,
+// the syncer fsynced after nearly every sealed bucket (705 fsyncs for
+// 500 000 entries, ~8% of tally's time in the pipeline). Waiting only delays
+// the durable offset feed persists (taken never waits), and 50 ms keeps it
+// within the few-writes-a-second feed's cursor is written at anyway.
+const syncInterval = 50 * time.Millisecond
+
 // syncer makes the tape durable off the reading goroutine and then reports
 // the offsets that waited for it. Submissions coalesce: one fsync covers
 // every append before it, and a later set of safe offsets supersedes an
-// earlier one (safe offsets never decrease).
+// earlier one (safe offsets never decrease); fsyncs are at least
+// syncInterval apart.
 type syncer struct {
 	mu      sync.Mutex
 	wake    chan struct{}
@@ -119,7 +129,12 @@ func (s *syncer) submit(size int64, safe []int64) error {
 func (s *syncer) loop() {
 	defer close(s.done)
 	var safe []int64
+	var last time.Time
 	for range s.wake {
+		// Sleeping here, not dropping the wake, coalesces what arrives
+		// meanwhile into the one fsync that follows.
+		time.Sleep(time.Until(last.Add(syncInterval)))
+		last = time.Now()
 		s.mu.Lock()
 		size := s.size
 		safe = append(safe[:0], s.pending...)
