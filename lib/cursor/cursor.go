@@ -7,19 +7,48 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/store"
 )
 
-// Cursor maps a store id to its durable resume position.
+// Marks maps a store id to its durable resume position and its generation.
+type Marks map[string]Mark
+
+// Cursor maps a store id to its durable resume position alone.
 type Cursor map[string]int64
 
-// Load reads the cursor file at path. A missing file is an empty cursor.
+// Mark is one store's resume position and the generation that holds it.
+// A zero Gen (a cursor written before generations were recorded) is the
+// file at the store's path from position 0.
+type Mark struct {
+	Offset int64
+	Gen    store.Gen
+}
+
+// Load reads the positions of the cursor file at path. A missing file is an
+// empty cursor.
 func Load(path string) (Cursor, error) {
+	m, err := LoadMarks(path)
+	if err != nil {
+		return nil, err
+	}
+	c := make(Cursor, len(m))
+	for id, mark := range m {
+		c[id] = mark.Offset
+	}
+	return c, nil
+}
+
+// LoadMarks reads the cursor file at path. A missing file is an empty cursor.
+func LoadMarks(path string) (Marks, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Cursor{}, nil
+		return Marks{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cursor: cannot read %s: %w; fix or remove it (feed --reset re-derives every store)", path, err)
@@ -27,8 +56,8 @@ func Load(path string) (Cursor, error) {
 	return parse(path, data)
 }
 
-func parse(path string, data []byte) (Cursor, error) {
-	c := Cursor{}
+func parse(path string, data []byte) (Marks, error) {
+	c := Marks{}
 	if len(data) == 0 {
 		return c, nil
 	}
@@ -43,16 +72,54 @@ func parse(path string, data []byte) (Cursor, error) {
 		if _, dup := c[h.ID]; err == nil && dup {
 			err = fmt.Errorf("store %s appears twice", h.ID)
 		}
+		var g store.Gen
+		if err == nil {
+			g, err = parseGen(line)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cursor: %s line %d: %w; fix or remove the file", path, n+1, err)
 		}
-		c[h.ID] = h.Offset
+		c[h.ID] = Mark{Offset: h.Offset, Gen: g}
 	}
 	return c, nil
 }
 
+// The generation's keys on a store line; all or none of them are present.
+var genKeys = []string{"gen", "dev", "ino", "sig", "siglen"}
+
+// parseGen reads the generation keys of a store line, which ParseHeader
+// ignores: gen= base, dev= and ino= decimal, sig= hex CRC-32, siglen= bytes.
+func parseGen(line []byte) (store.Gen, error) {
+	kv := map[string]string{}
+	for _, f := range strings.Fields(string(line)) {
+		if k, v, ok := strings.Cut(f, "="); ok && slices.Contains(genKeys, k) {
+			kv[k] = v
+		}
+	}
+	if len(kv) == 0 {
+		return store.Gen{}, nil
+	}
+	var n [5]uint64
+	for i, k := range genKeys {
+		base, bits := 10, 63
+		if k == "sig" {
+			base, bits = 16, 32
+		}
+		v, ok := kv[k]
+		var err error
+		if n[i], err = strconv.ParseUint(v, base, bits); !ok || err != nil {
+			return store.Gen{}, fmt.Errorf("%q has a bad or missing %s= (the generation needs %s)", line, k, strings.Join(genKeys, "= ")+"=")
+		}
+	}
+	g := store.Gen{Base: int64(n[0]), Dev: n[1], Ino: n[2], Sig: uint32(n[3]), SigLen: int(n[4])}
+	if !g.Known() || g.SigLen > store.SigSpan {
+		return store.Gen{}, fmt.Errorf("%q has ino=0 or siglen= over %d", line, store.SigSpan)
+	}
+	return g, nil
+}
+
 // Format returns the file's text: one store line per id, sorted by id.
-func (c Cursor) Format() []byte {
+func (c Marks) Format() []byte {
 	ids := make([]string, 0, len(c))
 	for id := range c {
 		ids = append(ids, id)
@@ -60,13 +127,18 @@ func (c Cursor) Format() []byte {
 	sort.Strings(ids)
 	var b []byte
 	for _, id := range ids {
-		b = protocol.AppendStore(b, id, c[id])
+		m := c[id]
+		b = protocol.AppendStore(b, id, m.Offset)
+		if g := m.Gen; g.Known() {
+			b = b[:len(b)-1]
+			b = fmt.Appendf(b, " gen=%d dev=%d ino=%d sig=%08x siglen=%d\n", g.Base, g.Dev, g.Ino, g.Sig, g.SigLen)
+		}
 	}
 	return b
 }
 
 // Save writes c to path atomically.
-func (c Cursor) Save(path string) error {
+func (c Marks) Save(path string) error {
 	if err := writeAtomic(path, c.Format()); err != nil {
 		return fmt.Errorf("cursor: cannot save %s: %w", path, err)
 	}

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/store"
 )
 
 func TestAMissingCursorIsAFirstRun(t *testing.T) {
-	c, err := Load(filepath.Join(t.TempDir(), "cursor"))
+	c, err := LoadMarks(filepath.Join(t.TempDir(), "cursor"))
 	if err != nil || len(c) != 0 {
 		t.Fatalf("Load of a missing file = %v, %v; want an empty cursor", c, err)
 	}
@@ -17,7 +19,7 @@ func TestAMissingCursorIsAFirstRun(t *testing.T) {
 
 func TestSaveThenLoadGivesTheSamePositions(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cursor")
-	want := Cursor{"web2": 7, "web1": 186350}
+	want := Marks{"web2": {Offset: 7}, "web1": {Offset: 186350}}
 	if err := want.Save(p); err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +27,8 @@ func TestSaveThenLoadGivesTheSamePositions(t *testing.T) {
 	if string(data) != "store id=web1 offset=186350\nstore id=web2 offset=7\n" {
 		t.Fatalf("file = %q", data)
 	}
-	got, err := Load(p)
-	if err != nil || len(got) != 2 || got["web1"] != 186350 || got["web2"] != 7 {
+	got, err := LoadMarks(p)
+	if err != nil || len(got) != 2 || got["web1"] != want["web1"] || got["web2"] != want["web2"] {
 		t.Fatalf("Load = %v, %v; want %v", got, err, want)
 	}
 }
@@ -34,10 +36,10 @@ func TestSaveThenLoadGivesTheSamePositions(t *testing.T) {
 func TestSaveReplacesTheFileWholeAndLeavesNoTempFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "cursor")
-	if err := (Cursor{"a": 1, "b": 2, "c": 3}).Save(p); err != nil {
+	if err := (Marks{"a": {Offset: 1}, "b": {Offset: 2}, "c": {Offset: 3}}).Save(p); err != nil {
 		t.Fatal(err)
 	}
-	if err := (Cursor{"a": 10}).Save(p); err != nil {
+	if err := (Marks{"a": {Offset: 10}}).Save(p); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(p)
@@ -58,7 +60,7 @@ func TestSaveGivesMode0644LessTheUmask(t *testing.T) {
 	if err := os.WriteFile(p+".tmp", []byte("junk"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if err := (Cursor{"a": 1}).Save(p); err != nil {
+	if err := (Marks{"a": {Offset: 1}}).Save(p); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(p)
@@ -70,8 +72,8 @@ func TestSaveGivesMode0644LessTheUmask(t *testing.T) {
 func TestUnknownKeysAreIgnored(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "cursor")
 	os.WriteFile(p, []byte("store id=web1 offset=5 generation=3\n"), 0o644)
-	c, err := Load(p)
-	if err != nil || c["web1"] != 5 {
+	c, err := LoadMarks(p)
+	if err != nil || c["web1"] != (Mark{Offset: 5}) {
 		t.Fatalf("Load = %v, %v; want web1 at 5", c, err)
 	}
 }
@@ -84,10 +86,15 @@ func TestAMalformedCursorIsAnErrorNotARestart(t *testing.T) {
 		"bad number":   "store id=web1 offset=-1\n",
 		"duplicate id": "store id=a offset=1\nstore id=a offset=2\n",
 		"empty line":   "store id=a offset=1\n\n",
+		"half a gen":   "store id=a offset=1 gen=0 dev=1\n",
+		"signed gen":   "store id=a offset=1 gen=-1 dev=1 ino=2 sig=0 siglen=0\n",
+		"ino 0":        "store id=a offset=1 gen=0 dev=1 ino=0 sig=0 siglen=0\n",
+		"long sig":     "store id=a offset=1 gen=0 dev=1 ino=2 sig=0 siglen=257\n",
+		"wide sig":     "store id=a offset=1 gen=0 dev=1 ino=2 sig=123456789 siglen=4\n",
 	} {
 		p := filepath.Join(t.TempDir(), "cursor")
 		os.WriteFile(p, []byte(text), 0o644)
-		if c, err := Load(p); err == nil || !strings.Contains(err.Error(), "remove") {
+		if c, err := LoadMarks(p); err == nil || !strings.Contains(err.Error(), "remove") {
 			t.Errorf("%s: Load = %v, %v; want an error saying what to do", name, c, err)
 		}
 	}
@@ -95,7 +102,41 @@ func TestAMalformedCursorIsAnErrorNotARestart(t *testing.T) {
 
 func TestAnUnreadableCursorIsAnError(t *testing.T) {
 	// A directory in the cursor's place cannot be read, even by root.
-	if c, err := Load(t.TempDir()); err == nil {
+	if c, err := LoadMarks(t.TempDir()); err == nil {
 		t.Fatalf("Load of a directory = %v, want an error", c)
+	}
+}
+
+func TestAGenerationRoundTripsOnTheStoreLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cursor")
+	m := Mark{Offset: 900, Gen: store.Gen{Base: 700, Dev: 2049, Ino: 131077, Sig: 0xbeef, SigLen: 256}}
+	if err := (Marks{"web1": m}).Save(p); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if string(data) != "store id=web1 offset=900 gen=700 dev=2049 ino=131077 sig=0000beef siglen=256\n" {
+		t.Fatalf("file = %q", data)
+	}
+	c, err := LoadMarks(p)
+	if err != nil || c["web1"] != m {
+		t.Fatalf("Load = %+v, %v; want %+v", c, err, m)
+	}
+}
+
+func TestACursorWithoutGenerationsStillLoads(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cursor")
+	os.WriteFile(p, []byte("store id=web1 offset=186350\n"), 0o644)
+	c, err := LoadMarks(p)
+	if err != nil || c["web1"] != (Mark{Offset: 186350}) || c["web1"].Gen.Known() {
+		t.Fatalf("Load = %+v, %v; want web1 at 186350 with no generation", c, err)
+	}
+}
+
+func TestLoadGivesThePositionsAlone(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cursor")
+	os.WriteFile(p, []byte("store id=web1 offset=900 gen=700 dev=2049 ino=131077 sig=0000beef siglen=256\n"), 0o644)
+	c, err := Load(p)
+	if err != nil || len(c) != 1 || c["web1"] != 900 {
+		t.Fatalf("Load = %v, %v; want web1 at 900", c, err)
 	}
 }

@@ -45,6 +45,9 @@ func Main() int {
 		Description:     description,
 		Flags:           flags(),
 		HideHelpCommand: true,
+		// feed --generate-bash-completion lists the flags for a shell's
+		// completion script.
+		EnableBashCompletion: true,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usagef("feed: %v; see feed --help", err)
 		},

@@ -60,6 +60,7 @@ type stream struct {
 	idleAt  time.Time   // when the last idle went out
 	entryAt time.Time   // when the store last delivered an entry
 	warned  bool        // the stall warning is printed
+	gens    int         // generations of the store already noted
 }
 
 // feeder runs one feed.
@@ -73,13 +74,14 @@ type feeder struct {
 	turn     int   // round robin start
 	hdr      []byte
 	w        *writer // the consumer's stdin, for batches
-	cur      cursor.Cursor
+	cur      cursor.Marks
 	saved    []int64 // offsets in the cursor file
 	offs     []int64 // scratch
 	savedAt  time.Time
 	polledAt time.Time
 	signal   atomic.Value // os.Signal that interrupted the run
 	prog     *progress
+	copied   bool // the copytruncate note is printed
 }
 
 // errMax stops a run at --max: an interrupt, not an end.
@@ -88,7 +90,7 @@ var errMax = errors.New("feed: --max reached")
 // Run feeds the stores to the consumer until the end (one-shot), a signal,
 // --max or an error, persists the cursor and returns the exit status.
 func Run(opt Options, signals <-chan os.Signal) (int, error) {
-	f := &feeder{opt: opt, cur: cursor.Cursor{}}
+	f := &feeder{opt: opt, cur: cursor.Marks{}}
 	if err := f.open(); err != nil {
 		return 1, err
 	}
@@ -110,29 +112,35 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 	return f.finish(err)
 }
 
-// open reads the cursor and opens every store at its resume position.
+// open reads the cursor and opens every store at its resume position. With
+// --reset a cursor that does not parse is replaced, not an error: it must not
+// stand in the way of re-deriving.
 func (f *feeder) open() error {
 	if f.opt.Cursor != "" {
-		c, err := cursor.Load(f.opt.Cursor)
-		if err != nil {
+		c, err := cursor.LoadMarks(f.opt.Cursor)
+		switch {
+		case err != nil && f.opt.Reset:
+			f.note("feed: %v; --reset replaces it", err)
+		case err != nil:
 			return fmt.Errorf("feed: %w", err)
+		default:
+			f.cur = c
 		}
-		f.cur = c
 	}
 	ids := make([]string, len(f.opt.Stores))
 	start := make([]int64, len(f.opt.Stores))
 	now := time.Now()
 	for i, st := range f.opt.Stores {
-		pos, err := f.resume(st)
+		m, err := f.resume(st)
 		if err != nil {
 			return err
 		}
-		r, err := store.Open(st.Path, pos, f.opt.MaxLine)
+		r, err := store.Resume(st.Path, m.Offset, m.Gen, f.opt.MaxLine)
 		if err != nil {
 			return fmt.Errorf("feed: store %s: %w", st.ID, err)
 		}
-		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now})
-		ids[i], start[i] = st.ID, pos
+		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1})
+		ids[i], start[i] = st.ID, m.Offset
 	}
 	f.led = newLedger(ids, start)
 	f.saved = append([]int64(nil), start...)
@@ -140,19 +148,19 @@ func (f *feeder) open() error {
 }
 
 // resume returns where a store starts: 0 on --reset, else its cursor
-// position, else (a store the cursor does not know) --from.
-func (f *feeder) resume(st Store) (int64, error) {
-	if pos, ok := f.cur[st.ID]; ok && !f.opt.Reset {
-		return pos, nil
+// mark, else (a store the cursor does not know) --from.
+func (f *feeder) resume(st Store) (cursor.Mark, error) {
+	if m, ok := f.cur[st.ID]; ok && !f.opt.Reset {
+		return m, nil
 	}
 	if !f.opt.FromEnd || f.opt.Reset {
-		return 0, nil
+		return cursor.Mark{}, nil
 	}
 	pos, err := store.EndOfLastLine(st.Path)
 	if err != nil {
-		return 0, fmt.Errorf("feed: store %s: %w", st.ID, err)
+		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
-	return pos, nil
+	return cursor.Mark{Offset: pos}, nil
 }
 
 func (f *feeder) closeStores() {
@@ -258,6 +266,7 @@ func (f *feeder) prepare() error {
 		if err != nil {
 			return fmt.Errorf("feed: store %s: %w", s.ID, err)
 		}
+		f.noteRotations(s)
 		switch {
 		case ok:
 			s.next, s.ready = c, true
@@ -272,6 +281,20 @@ func (f *feeder) prepare() error {
 		}
 	}
 	return nil
+}
+
+// noteRotations says once per rotation where the store's new generation
+// starts, and once per run what copytruncate costs.
+func (f *feeder) noteRotations(s *stream) {
+	gens := s.r.Gens()
+	for _, g := range gens[s.gens:] {
+		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, s.Path, g.Base)
+		if g.Cause == "truncated" && !f.copied {
+			f.copied = true
+			f.note("feed: note: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
+		}
+	}
+	s.gens = len(gens)
 }
 
 func (f *feeder) allEnded() bool {
@@ -320,7 +343,7 @@ func (f *feeder) send(s *stream) error {
 	f.pending -= int64(c.Entries)
 	now := time.Now()
 	s.sentAt, s.entryAt = now, now
-	f.prog.count(c.Entries)
+	f.prog.count(c.Entries, c.End-c.Offset)
 	return nil
 }
 
@@ -364,7 +387,7 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 		}
 		if due, ok := f.stallDue(s); ok && !now.Before(due) {
 			s.warned = true
-			f.warn("feed: store %s has been parked for %v with no report: the consumer is holding a batch; a consumer that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
+			f.note("feed: store %s has been parked for %v with no report: the consumer is holding a batch; a consumer that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
 		}
 	}
 	if now.Sub(f.savedAt) >= saveEvery {
@@ -440,7 +463,7 @@ func (f *feeder) save(now time.Time) error {
 		return nil
 	}
 	for i, s := range f.streams {
-		f.cur[s.ID] = f.offs[i]
+		f.cur[s.ID] = cursor.Mark{Offset: f.offs[i], Gen: s.r.GenAt(f.offs[i])}
 	}
 	if err := f.cur.Save(f.opt.Cursor); err != nil {
 		return fmt.Errorf("feed: %w", err)
@@ -498,22 +521,21 @@ func (f *feeder) warn(format string, args ...any) {
 	fmt.Fprintf(f.opt.Stderr, format+"\n", args...)
 }
 
-// status is the progress line's text: per store, the bytes not yet
-// delivered and whether it is parked.
-func (f *feeder) status() string {
+// status is the progress line's text, per store the bytes not yet
+// delivered and whether it is parked, and the bytes behind in all.
+func (f *feeder) status() (string, int64) {
 	var b strings.Builder
+	var total int64
 	for _, s := range f.streams {
 		state := "flowing"
 		if f.led.parked(s.i) {
 			state = "parked"
 		}
-		behind := int64(0)
-		if size, err := s.r.Size(); err == nil {
-			behind = max(size-s.r.Pos(), 0)
-		}
+		behind, _ := s.r.Behind() // a failed stat shows 0; the next read reports it
+		total += behind
 		fmt.Fprintf(&b, " | %s %s behind, %s", s.ID, bytesText(behind), state)
 	}
-	return b.String()
+	return b.String(), total
 }
 
 // The defaults of the command line.

@@ -17,26 +17,44 @@ type progress struct {
 	shown   bool
 	drawnAt time.Time
 	entries int64 // sent since drawnAt
+	bytes   int64 // sent since drawnAt
 }
 
 func newProgress(w io.Writer, on bool) *progress {
 	return &progress{w: w, on: on, drawnAt: time.Now()}
 }
 
-// count adds n entries sent.
-func (p *progress) count(n int) { p.entries += int64(n) }
+// count adds n entries of size bytes sent.
+func (p *progress) count(n int, size int64) {
+	p.entries += int64(n)
+	p.bytes += size
+}
 
 // due says when the line is next redrawn.
 func (p *progress) due() (time.Time, bool) { return p.drawnAt.Add(drawEvery), p.on }
 
-// draw redraws the line when due, with the rate since the last draw.
-func (p *progress) draw(now time.Time, status func() string) {
+// draw redraws the line when due: the rate since the last draw, the time to
+// the live edge at that rate, then status's per-store text; status also
+// gives the bytes behind in all.
+func (p *progress) draw(now time.Time, status func() (string, int64)) {
 	if !p.on || now.Sub(p.drawnAt) < drawEvery {
 		return
 	}
-	rate := float64(p.entries) / now.Sub(p.drawnAt).Seconds()
-	fmt.Fprintf(p.w, "\r\033[Kfeed: %.0f entries/s%s", rate, status())
-	p.shown, p.drawnAt, p.entries = true, now, 0
+	secs := now.Sub(p.drawnAt).Seconds()
+	text, behind := status()
+	fmt.Fprintf(p.w, "\r\033[Kfeed: %.0f entries/s, %s%s", float64(p.entries)/secs, eta(behind, float64(p.bytes)/secs), text)
+	p.shown, p.drawnAt, p.entries, p.bytes = true, now, 0, 0
+}
+
+// eta says how far the live edge is at rate bytes a second.
+func eta(behind int64, rate float64) string {
+	switch {
+	case behind == 0:
+		return "at the live edge"
+	case rate == 0:
+		return "live edge: no progress"
+	}
+	return "live edge in " + time.Duration(float64(behind)/rate*float64(time.Second)).Round(time.Second).String()
 }
 
 // clear erases the line, before a message and at exit.

@@ -12,25 +12,36 @@ import (
 // thousands of typical (~200-byte) entries.
 const readSize = 1 << 20
 
-// SkipTooLong is the Skip reason of a line over maxLine.
-const SkipTooLong = "too-long"
+// The Skip reasons.
+const (
+	// SkipTooLong is a line over maxLine.
+	SkipTooLong = "too-long"
+	// SkipUnterminated is the last line of a generation, left without its
+	// '\n' when the file was rotated: it can never be completed.
+	SkipUnterminated = "unterminated"
+)
 
-// Reader reads entries of an append-only file from a position, in large reads.
+// Reader reads entries of an append-only store from a position, in large
+// reads, across rotations.
 //
 // buf[start:end] holds the bytes read but not yet handed out; pos is the
 // position of buf[start] and pos+(end-start) the position of the next read.
 // The buffer holds readSize+maxLine+1 bytes, so that after moving a partial
 // line (at most maxLine bytes, else it is being skipped) to the front there is
-// always room for one full read.
+// always room for one full read. gens lists the generations met, oldest first;
+// the last is the file f, whose byte k is at position gens[last].Base+k.
 type Reader struct {
 	f        *os.File
 	path     string
+	gens     []Gen
 	maxLine  int
 	buf      []byte
 	start    int
 	end      int
 	pos      int64
 	skipFrom int64 // >= 0 while streaming past a line over maxLine: where it began
+	held     Chunk // an unterminated line cut by a rotation, handed out next
+	dry      bool  // the last read found the end of the file
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
@@ -38,26 +49,47 @@ type Chunk struct {
 	Offset, End int64  // [Offset, End) on the store's position axis
 	Entries     int    // > 0: Data holds exactly this many entries, each with its '\n'
 	Data        []byte // the entries' bytes; valid until the next call of Next
-	Skip        string // non-empty: one line over maxLine, delivered as no entry, with this reason; Entries == 0
+	Skip        string // non-empty: one line delivered as no entry, with this reason; Entries == 0
 }
 
-// Open opens the store file at path for reading from pos. A file shorter than
-// pos is refused: it was truncated or replaced since pos was recorded.
+// Open opens the store file at path for reading from pos, taking it as the
+// store's first generation: Resume with no generation known.
 func Open(path string, pos int64, maxLine int) (*Reader, error) {
+	return Resume(path, pos, Gen{}, maxLine)
+}
+
+// Resume opens the store at path for reading from pos, which lies in
+// generation g (a zero g: the file at path, from position 0). When the file
+// at path is no longer g, g's file is looked for under another name in the
+// same directory (a rotation while feed was down) and read first; otherwise
+// the store was replaced and is refused with a *ReplacedError. A file shorter
+// than pos is refused with a *ShorterError: it was truncated or replaced.
+func Resume(path string, pos int64, g Gen, maxLine int) (*Reader, error) {
 	if maxLine < 1 {
 		return nil, fmt.Errorf("store: the longest line must be at least 1 byte, not %d", maxLine)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+	if pos < g.Base {
+		return nil, fmt.Errorf("store: position %d of %s lies before its generation, which starts at %d; fix or remove the cursor", pos, path, g.Base)
 	}
-	r := &Reader{f: f, path: path, maxLine: maxLine, pos: pos, skipFrom: -1,
-		buf: make([]byte, readSize+maxLine+1)}
-	if err := r.checkLength(pos); err != nil {
-		f.Close()
+	f, err := locate(path, g)
+	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if !g.Known() {
+		g.Cause = "open"
+		g.Dev, g.Ino = identity(fi)
+	}
+	if fi.Size() < pos-g.Base {
+		f.Close()
+		return nil, &ShorterError{Path: path, Size: g.Base + fi.Size(), Pos: pos}
+	}
+	return &Reader{f: f, path: path, gens: []Gen{g}, maxLine: maxLine, pos: pos, skipFrom: -1,
+		buf: make([]byte, readSize+maxLine+1)}, nil
 }
 
 // Pos returns the position after the last chunk returned.
@@ -68,13 +100,31 @@ func (r *Reader) Pos() int64 {
 	return r.pos
 }
 
-// Size returns the store file's current length in bytes.
-func (r *Reader) Size() (int64, error) {
+// gen returns the generation being read.
+func (r *Reader) gen() *Gen { return &r.gens[len(r.gens)-1] }
+
+// Gens returns the generations met since Open, oldest first; the last is
+// the one being read. It grows by one at each rotation.
+func (r *Reader) Gens() []Gen { return r.gens }
+
+// GenAt returns the generation that holds position pos (pos >= the Open
+// position): what a cursor at pos records.
+func (r *Reader) GenAt(pos int64) Gen {
+	for i := len(r.gens) - 1; i > 0; i-- {
+		if r.gens[i].Base <= pos {
+			return r.gens[i]
+		}
+	}
+	return r.gens[0]
+}
+
+// Behind returns how many bytes of the file being read are not yet handed out.
+func (r *Reader) Behind() (int64, error) {
 	fi, err := r.f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("store: %w", err)
 	}
-	return fi.Size(), nil
+	return max(r.gen().Base+fi.Size()-r.Pos(), 0), nil
 }
 
 // Close closes the store file.
@@ -89,6 +139,10 @@ func (r *Reader) Next(maxEntries, maxBytes int) (c Chunk, ok bool, err error) {
 		return Chunk{}, false, fmt.Errorf("store: a chunk holds at least 1 entry, not %d", maxEntries)
 	}
 	for {
+		if r.held.Skip != "" {
+			c, r.held = r.held, Chunk{}
+			return c, true, nil
+		}
 		if r.skipFrom >= 0 {
 			c, ok = r.skipPast()
 		} else {
@@ -164,8 +218,9 @@ func (r *Reader) skipPast() (Chunk, bool) {
 	return c, true
 }
 
-// fill reads once into the free end of the buffer. got is false at the end of
-// the file, where it also checks that the file did not shrink.
+// fill reads once into the free end of the buffer. got is false at the end
+// of the file, unless the store was rotated there (then the next read is from
+// the new generation).
 func (r *Reader) fill() (got bool, err error) {
 	if r.start == r.end {
 		r.start, r.end = 0, 0
@@ -174,27 +229,97 @@ func (r *Reader) fill() (got bool, err error) {
 		r.start = 0
 	}
 	next := r.pos + int64(r.end-r.start)
-	n, err := r.f.ReadAt(r.buf[r.end:], next)
+	if r.dry {
+		// The file may have been truncated and regrown past next since.
+		if rotated, err := r.truncated(next); rotated || err != nil {
+			return rotated, err
+		}
+	}
+	n, err := r.f.ReadAt(r.buf[r.end:], next-r.gen().Base)
 	r.end += n
+	r.dry = n == 0
 	if n > 0 {
-		return true, nil
+		return true, r.signUpTo(next + int64(n))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, fmt.Errorf("store: %w", err)
 	}
-	return false, r.checkLength(next)
+	return r.rotate(next)
 }
 
-// checkLength refuses a file shorter than pos.
-func (r *Reader) checkLength(pos int64) error {
-	size, err := r.Size()
+// signUpTo extends the generation's signature over its first bytes, which
+// exist up to position end; it costs a read only in a generation's first
+// SigSpan bytes.
+func (r *Reader) signUpTo(end int64) error {
+	g := r.gen()
+	n := int(min(end-g.Base, SigSpan))
+	if n <= g.SigLen {
+		return nil
+	}
+	sig, err := sign(r.f, n)
 	if err != nil {
-		return err
+		return fmt.Errorf("store: %w", err)
 	}
-	if size < pos {
-		return &ShorterError{Path: r.path, Size: size, Pos: pos}
-	}
+	g.Sig, g.SigLen = sig, n
 	return nil
+}
+
+// rotate starts a new generation at position end, where the file being read
+// ended, when the store was rotated: truncated in place (copytruncate: the
+// file is shorter than what was read, or its first bytes changed) or renamed
+// away with a new file at the path (create). A rename is taken only once the
+// old file is read to its end, which it just was.
+func (r *Reader) rotate(end int64) (bool, error) {
+	if rotated, err := r.truncated(end); rotated || err != nil {
+		return rotated, err
+	}
+	fi, err := r.f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	pfi, err := os.Stat(r.path)
+	if err != nil || os.SameFile(fi, pfi) {
+		return false, nil // not rotated, or renamed and not yet recreated
+	}
+	f, err := os.Open(r.path)
+	if err != nil {
+		return false, nil // recreated and gone again: look at the next poll
+	}
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return false, fmt.Errorf("store: %w", err)
+	}
+	r.f.Close()
+	r.begin(f, fi, end, "renamed")
+	return true, nil
+}
+
+// truncated starts a new generation of the same file at position end when
+// the file was truncated in place: it is shorter than what was read, or its
+// first bytes changed (emptied and regrown between two reads).
+func (r *Reader) truncated(end int64) (bool, error) {
+	fi, err := r.f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	if fi.Size() >= end-r.gen().Base && same(r.f, fi, *r.gen()) {
+		return false, nil
+	}
+	r.begin(r.f, fi, end, "truncated")
+	return true, nil
+}
+
+// begin makes f, whose info is fi, the generation starting at position end.
+// A partial line left in the buffer can never be completed: it is handed out
+// as one unterminated Skip, so every byte of the axis is still accounted for.
+func (r *Reader) begin(f *os.File, fi os.FileInfo, end int64, cause string) {
+	if from := r.Pos(); from < end {
+		r.held = Chunk{Offset: from, End: end, Skip: SkipUnterminated}
+	}
+	r.start, r.end, r.pos, r.skipFrom = 0, 0, end, -1
+	dev, ino := identity(fi)
+	r.f = f
+	r.gens = append(r.gens, Gen{Base: end, Dev: dev, Ino: ino, Cause: cause})
 }
 
 // ShorterError says a store file is shorter than the position to read from:

@@ -180,24 +180,6 @@ func TestAStoreShorterThanItsPositionIsRefusedOnOpen(t *testing.T) {
 	}
 }
 
-func TestAStoreTruncatedWhileReadIsRefused(t *testing.T) {
-	p := writeStore(t, "a\nb\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	drain(t, r, 100, 1<<20)
-	if err := os.Truncate(p, 1); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = r.Next(100, 1<<20)
-	var short *ShorterError
-	if !errors.As(err, &short) || short.Size != 1 || short.Pos != 4 {
-		t.Fatalf("Next after truncation: err = %v, want ShorterError 1 < 4", err)
-	}
-}
-
 func TestNextRefusesZeroEntries(t *testing.T) {
 	r, err := Open(writeStore(t, "a\n"), 0, DefaultMaxLine)
 	if err != nil {

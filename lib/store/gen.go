@@ -1,0 +1,128 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// SigSpan is how many first bytes of a generation its signature covers: 256
+// bytes hold a log line's timestamp, enough to tell two files apart when the
+// file system reuses an inode number.
+const SigSpan = 256
+
+// Gen is one generation of a store: one file, from its first byte, placed on
+// the store's logical axis at Base. A rotation starts a new generation whose
+// Base is where the previous one ended, so positions only ever grow.
+type Gen struct {
+	Base     int64  // position of the file's first byte
+	Dev, Ino uint64 // the file's identity while it exists
+	Sig      uint32 // CRC-32 (IEEE) of the file's first SigLen bytes
+	SigLen   int    // 0..SigSpan: how many first bytes Sig covers
+	Cause    string // how it began: "open", "renamed", "truncated"; not persisted
+}
+
+// Known says whether g identifies a file (a cursor written before
+// generations were recorded does not).
+func (g Gen) Known() bool { return g.Ino != 0 }
+
+// identity returns the device and inode numbers of fi.
+func identity(fi os.FileInfo) (dev, ino uint64) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0
+	}
+	return uint64(st.Dev), st.Ino
+}
+
+// sign returns the CRC-32 of f's first n bytes; fewer than n is an error
+// (the file is not the one signed).
+func sign(f *os.File, n int) (uint32, error) {
+	var b [SigSpan]byte
+	got, err := f.ReadAt(b[:n], 0)
+	if got == n {
+		return crc32.ChecksumIEEE(b[:n]), nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return 0, err
+}
+
+// same says whether the open file f with info fi is generation g's file.
+func same(f *os.File, fi os.FileInfo, g Gen) bool {
+	dev, ino := identity(fi)
+	if dev != g.Dev || ino != g.Ino {
+		return false
+	}
+	sig, err := sign(f, g.SigLen)
+	return err == nil && sig == g.Sig
+}
+
+// ReplacedError says the file at a store's path is not the generation the
+// cursor was in, and that generation's file is not in the same directory
+// under another name: the entries after the cursor cannot be reached.
+type ReplacedError struct {
+	Path     string
+	Was      Gen
+	Dev, Ino uint64 // the file at Path now
+	Why      string
+}
+
+func (e *ReplacedError) Error() string {
+	return fmt.Sprintf("store: %s was replaced since the cursor was written (%s; the cursor's file, device %d inode %d, is not in %s under another name), so the entries after the cursor cannot be read; run feed with --reset to re-derive from 0",
+		e.Path, e.Why, e.Was.Dev, e.Was.Ino, filepath.Dir(e.Path))
+}
+
+// locate opens generation g's file: the file at path when it still is g,
+// else the file of the same directory that is g (renamed by a rotation while
+// feed was down; reading it to its end moves on to path).
+func locate(path string, g Gen) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if !g.Known() || same(f, fi, g) {
+		return f, nil
+	}
+	f.Close()
+	dev, ino := identity(fi)
+	why := fmt.Sprintf("device %d inode %d is now device %d inode %d", g.Dev, g.Ino, dev, ino)
+	if dev == g.Dev && ino == g.Ino {
+		why = fmt.Sprintf("same inode, but its first %d bytes differ", g.SigLen)
+	} else if old := findRenamed(filepath.Dir(path), g); old != nil {
+		return old, nil
+	}
+	return nil, &ReplacedError{Path: path, Was: g, Dev: dev, Ino: ino, Why: why}
+}
+
+// findRenamed returns the open file of dir that is generation g, or nil.
+func findRenamed(dir string, g Gen) *os.File {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && same(f, fi, g) {
+			return f
+		}
+		f.Close()
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// entry returns a batch chunk of the given lines at offset.
+func entries(offset int64, lines ...string) Chunk {
+	data := strings.Join(lines, "\n") + "\n"
+	return Chunk{Offset: offset, End: offset + int64(len(data)), Entries: len(lines), Data: []byte(data)}
+}
+
+func TestACopytruncatedStoreContinuesItsAxisFromWhereTheOldFileEnded(t *testing.T) {
+	p := writeStore(t, "a\nbb\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(0, "a", "bb")})
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	appendStore(t, p, "c\n")
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(5, "c")})
+	gens := r.Gens()
+	if len(gens) != 2 || gens[1].Base != 5 || gens[1].Cause != "truncated" {
+		t.Fatalf("generations = %+v, want a second one at 5, truncated", gens)
+	}
+}
+
+func TestAStoreTruncatedAndRegrownPastThePositionIsToldByItsFirstBytes(t *testing.T) {
+	p := writeStore(t, "a\nbb\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	drain(t, r, 100, 1<<20)
+	// Between two polls the file is emptied and grows past 5 bytes again.
+	if err := os.WriteFile(p, []byte("xyz\nuvw\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(5, "xyz", "uvw")})
+}
+
+func TestARenamedStoreIsDrainedToItsEndBeforeTheNewFileIsRead(t *testing.T) {
+	p := writeStore(t, "a\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	drain(t, r, 100, 1<<20)
+	old := p + ".1"
+	if err := os.Rename(p, old); err != nil {
+		t.Fatal(err)
+	}
+	// The writer still holds the old file and appends to it after the rename.
+	appendStore(t, old, "late\n")
+	if err := os.WriteFile(p, []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(2, "late"), entries(7, "new")})
+	if g := r.GenAt(7); g.Base != 7 || g.Cause != "renamed" {
+		t.Fatalf("GenAt(7) = %+v, want the renamed generation at 7", g)
+	}
+	if g := r.GenAt(6); g.Base != 0 {
+		t.Fatalf("GenAt(6) = %+v, want the first generation", g)
+	}
+}
+
+func TestARenamedStoreNotYetRecreatedWaits(t *testing.T) {
+	p := writeStore(t, "a\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := os.Rename(p, p+".1"); err != nil {
+		t.Fatal(err)
+	}
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(0, "a")})
+	if err := os.WriteFile(p, []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(2, "b")})
+}
+
+func TestAPartialLineCutByARotationIsOneUnterminatedSkip(t *testing.T) {
+	p := writeStore(t, "a\npart")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	drain(t, r, 100, 1<<20)
+	if err := os.Rename(p, p+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{
+		{Offset: 2, End: 6, Skip: SkipUnterminated}, entries(6, "b")})
+}
+
+func TestAStoreRotatedWhileFeedWasDownIsReadFromItsRenamedFileFirst(t *testing.T) {
+	p := writeStore(t, "a\nb\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, r, 100, 1<<20)
+	g := r.GenAt(2)
+	r.Close()
+	appendStore(t, p, "c\n")
+	if err := os.Rename(p, p+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Resume(p, 2, g, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(2, "b", "c"), entries(6, "d")})
+}
+
+func TestAStoreReplacedWhileFeedWasDownIsRefused(t *testing.T) {
+	p := writeStore(t, "a\nb\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, r, 100, 1<<20)
+	g := r.GenAt(4)
+	r.Close()
+	// Removed and recreated longer: the size alone would not tell.
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "other"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("other\nlines\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resume(p, 4, g, DefaultMaxLine)
+	var rep *ReplacedError
+	if !errors.As(err, &rep) || !strings.Contains(err.Error(), "--reset") {
+		t.Fatalf("Open of a replaced store: err = %v, want a ReplacedError naming --reset", err)
+	}
+}
+
+func TestAStoreRewrittenInPlaceWhileFeedWasDownIsRefused(t *testing.T) {
+	p := writeStore(t, "a\nb\n")
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, r, 100, 1<<20)
+	g := r.GenAt(4)
+	r.Close()
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("x\ny\nz\n")
+	f.Close()
+	_, err = Resume(p, 4, g, DefaultMaxLine)
+	if err == nil || !strings.Contains(err.Error(), "same inode, but its first 4 bytes differ") {
+		t.Fatalf("Open of a rewritten store: err = %v, want one saying its first bytes differ", err)
+	}
+}
