@@ -1,20 +1,45 @@
 #!/bin/sh
 # The quick start: build the four binaries into ./bin, feed the bundled
-# sample Apache log through tally, print what the tape says, and prove it
-# adds up. Needs only Go.
+# sample Apache log (5000 lines, five minutes of traffic) through tally,
+# show what the tape says as a table and a chart, and prove it adds up.
+# Needs only Go; takes a few seconds.
 set -eu
 cd "$(dirname "$0")"
-mkdir -p bin
-go build -o bin/ ./cmd/...
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
-echo "\$ tally --provision --doc apache-combined web"
-bin/tally --provision --doc apache-combined "$work/web"
-echo "\$ feed --cursor web.cursor sample/access.log -- tally --run web"
-bin/feed -q --cursor "$work/web.cursor" web=sample/access.log -- bin/tally --run "$work/web"
-echo "\$ tgread --format table --metric requests --step 1m web"
-bin/tgread --format table --metric requests --step 1m "$work/web"
-echo "\$ tgread --markers web"
-bin/tgread --markers "$work/web"
-echo "\$ tgcheck --against web=sample/access.log web"
-bin/tgcheck --against web=sample/access.log "$work/web"
+
+# step prints a headline, then the command as an operator would type it.
+step() {
+	printf '\n== %s\n$ %s\n' "$1" "$2"
+}
+
+step "Build feed, tally, tgread and tgcheck into ./bin" "go build -o bin/ ./cmd/..."
+mkdir -p bin
+go build -o bin/ ./cmd/...
+PATH=$PWD/bin:$PATH
+
+step "Make a tally store: requests and bytes by status, 10 s buckets" \
+	"tally --provision --doc apache-combined web"
+tally --provision --doc apache-combined "$work/web"
+
+step "Feed the sample log through it (each entry counted once, by its own time)" \
+	"feed --cursor web.cursor web=sample/access.log -- tally --run web"
+feed -q --cursor "$work/web.cursor" web=sample/access.log -- tally --run "$work/web"
+
+step "What the tape says: requests per status over the five minutes" \
+	"tgread --format table --metric requests --step 5m web"
+tgread --format table --metric requests --step 5m "$work/web"
+
+step "Requests with status 200 over time (the first of a chart per status)" \
+	"tgread --plot --metric requests web | head -11"
+tgread --plot --width "${COLUMNS:-80}" --metric requests "$work/web" | head -11
+
+step "Lines that were not entries (no time, not Apache's format)" \
+	"tgread --markers web | grep total"
+tgread --markers "$work/web" | grep total
+
+step "Prove it adds up: re-derive every bucket from the log and compare" \
+	"tgcheck --against web=sample/access.log web"
+tgcheck --against web=sample/access.log "$work/web"
+
+printf '\nNext: go test ./... runs every test; docs/ has a page per binary.\n'
