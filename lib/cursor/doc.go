@@ -3,8 +3,12 @@
 // store id.
 //
 // The file is text, one line per store in the protocol's syntax
-// ("store id=web1 offset=186350"), sorted by id; a reader ignores keys it
-// does not know, so later versions can add some (a generation, say).
+// ("store id=web1 offset=186350 gen=0 dev=2049 ino=131077 sig=30d022ed
+// siglen=256"), sorted by id. gen= is the base position of the generation
+// (the file) holding the offset, dev=, ino= and the CRC-32 sig= of its first
+// siglen= bytes recognise that file again. A line without them (an older
+// cursor) is read as the file at the store's path from position 0; a reader
+// ignores keys it does not know.
 //
 // Invariants:
 //   - A missing file is a first run: no store has a position yet.

@@ -9,8 +9,17 @@
 //     final line without '\n' is held back (never delivered) until complete.
 //   - A line over maxLine is streamed past, never held whole in memory, and
 //     handed out as a Skip of exactly that one line.
-//   - A file shorter than the position being read from was truncated or
-//     replaced; it is refused, never silently re-read from 0 or skipped.
+//   - A store is followed across rotations on one axis: a generation is one
+//     file placed at Base, where the previous one ended. Rename-and-create
+//     is taken only once the old file is read to its end; a truncation in
+//     place (copytruncate: shorter than what was read, or its first bytes
+//     changed) starts the same file again at Base = the end of what was read.
+//     A line left unterminated by a rotation is one Skip, never an entry.
+//   - On resume, the generation's file is recognised by device, inode and a
+//     CRC-32 of its first (up to 256) bytes; found renamed in the same
+//     directory it is read first, otherwise the store was replaced and is
+//     refused, as is a file shorter than the resume position: never silently
+//     re-read from 0 or skipped.
 //   - Reads are large (readSize bytes at a time) and chunk data is a slice of
 //     the read buffer, so the hot path makes no per-line syscall and no copy.
 package store
