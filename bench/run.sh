@@ -55,13 +55,16 @@ fi
 # median of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# seconds CMD...: wall seconds of one run of CMD (its output discarded).
+# seconds CMD...: wall seconds of one run of CMD (its output discarded),
+# to the microsecond (GNU time's %e has only 10 ms).
 seconds() {
-	/usr/bin/time -f '%e' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" || {
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>"$W/stderr" || {
 		cat "$W/stderr" >&2
 		die "failed: $*"
 	}
-	tail -n 1 "$W/time"
+	t1=$(date +%s%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }'
 }
 
 # measure NAME CMD...: median wall seconds of RUNS runs of CMD.
