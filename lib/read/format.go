@@ -28,7 +28,8 @@ const hexDigits = "0123456789abcdef"
 // appendShown appends a label value for a human or a text format: each byte
 // that is not part of valid UTF-8 becomes the text \xHH, and with controls
 // a tab, newline or carriage return becomes \t, \n or \r, so that a value
-// cannot break a line-per-record format.
+// cannot break a line-per-record format, and any other control byte becomes
+// \xHH.
 func appendShown(b []byte, v string, controls bool) []byte {
 	for i := 0; i < len(v); {
 		c := v[i]
@@ -49,6 +50,10 @@ func appendShown(b []byte, v string, controls bool) []byte {
 			b = append(b, '\\', 'n')
 		case controls && c == '\r':
 			b = append(b, '\\', 'r')
+		case controls && (c < ' ' || c == 0x7f):
+			// Other control bytes (ESC above all) would drive the terminal
+			// a table or chart is printed on: a log line must not.
+			b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
 		default:
 			b = append(b, c)
 		}

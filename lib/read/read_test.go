@@ -290,3 +290,10 @@ func BenchmarkPrintTSV(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*200000/b.Elapsed().Seconds(), "points/s")
 }
+
+func TestControlBytesInLabelValuesCannotReachTheTerminal(t *testing.T) {
+	got := string(appendShown(nil, "a\x1b[2Jb\x7f\tc", true))
+	if want := `a\x1b[2Jb\x7f\tc`; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
