@@ -1,0 +1,34 @@
+package cursor
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzParse: whatever parses formats back to text that parses to the same
+// marks, so a cursor survives a save and a load.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("store id=web1 offset=186350\n"))
+	f.Add([]byte("store id=a offset=9 gen=7 dev=1 ino=2 sig=0000beef siglen=256\nstore id=b offset=0\n"))
+	f.Add([]byte("store id=a offset=1 gen=0 dev=1\n"))
+	f.Add([]byte("store id=a offset=1 generation=3 sig=zz\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parse("cursor", data)
+		if err != nil {
+			return
+		}
+		text := m.Format()
+		again, err := parse("cursor", text)
+		if err != nil {
+			t.Fatalf("formatted cursor %q does not parse: %v", text, err)
+		}
+		if !bytes.Equal(again.Format(), text) || len(again) != len(m) {
+			t.Fatalf("round trip of %q: %v, want %v", data, again, m)
+		}
+		for id, mark := range m {
+			if again[id] != mark {
+				t.Fatalf("store %s: %+v after the round trip, want %+v", id, again[id], mark)
+			}
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzNext: over any file, any longest line and any chunk size, the chunks
+// are contiguous from 0 to the end of the last '\n', entries are the lines
+// of at most maxLine bytes verbatim, and every longer line is one Skip.
+func FuzzNext(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc\npartial"), uint8(2), uint8(1))
+	f.Add([]byte("\r\x00\xff\n"), uint8(10), uint8(3))
+	f.Add([]byte("no newline at all"), uint8(4), uint8(2))
+	f.Fuzz(func(t *testing.T, content []byte, maxLine, maxEntries uint8) {
+		if maxLine == 0 || maxEntries == 0 {
+			return
+		}
+		p := filepath.Join(t.TempDir(), "s.log")
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(p, 0, int(maxLine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var pos int64
+		for {
+			c, ok, err := r.Next(int(maxEntries), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			if c.Offset != pos || c.End <= c.Offset {
+				t.Fatalf("chunk [%d,%d) after position %d", c.Offset, c.End, pos)
+			}
+			bytesOf := content[c.Offset:c.End]
+			lines := bytes.SplitAfter(bytesOf, []byte("\n"))
+			lines = lines[:len(lines)-1] // SplitAfter's empty tail
+			if c.Skip != "" {
+				if len(lines) != 1 || len(lines[0]) <= int(maxLine)+1 {
+					t.Fatalf("skip [%d,%d) of %q is not one line over %d bytes", c.Offset, c.End, bytesOf, maxLine)
+				}
+			} else {
+				if !bytes.Equal(c.Data, bytesOf) || len(lines) != c.Entries || c.Entries > int(maxEntries) {
+					t.Fatalf("chunk [%d,%d) holds %d entries %q, want the file's %q", c.Offset, c.End, c.Entries, c.Data, bytesOf)
+				}
+				for _, l := range lines {
+					if len(l) > int(maxLine)+1 {
+						t.Fatalf("entry %q is over %d bytes", l, maxLine)
+					}
+				}
+			}
+			pos = c.End
+		}
+		if want := int64(bytes.LastIndexByte(content, '\n') + 1); pos != want {
+			t.Fatalf("read up to %d, want the end of the last line, %d", pos, want)
+		}
+	})
+}
