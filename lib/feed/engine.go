@@ -90,7 +90,7 @@ var errMax = errors.New("feed: --max reached")
 // Run feeds the stores to the consumer until the end (one-shot), a signal,
 // --max or an error, persists the cursor and returns the exit status.
 func Run(opt Options, signals <-chan os.Signal) (int, error) {
-	f := &feeder{opt: opt, cur: cursor.Marks{}}
+	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(opt.Stderr, opt.Progress)}
 	if err := f.open(); err != nil {
 		return 1, err
 	}
@@ -106,7 +106,6 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 	}
 	go f.led.read(con.out)
 	go f.watch(signals)
-	f.prog = newProgress(opt.Stderr, opt.Progress)
 	err = f.loop()
 	f.prog.clear()
 	return f.finish(err)

@@ -1,0 +1,105 @@
+package feed
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/store"
+)
+
+// slowAck acks each batch's end, but only after holding it for 200 ms: a
+// consumer a 1 ms --stall catches parked with no report.
+const slowAck = `exec 4>>in.txt
+while IFS= read -r line; do
+	echo "$line" >&4
+	set -- $line
+	case $1 in
+	batch)
+		n=${5#entries=}
+		i=0; while [ $i -lt $n ]; do IFS= read -r entry; i=$((i+1)); done
+		sleep ${HOLD:-0}
+		printf 'progress id=%s offset=%s\n' "${2#id=}" "${4#end=}";;
+	esac
+done
+`
+
+// runFeed runs feed one-shot in a temporary directory over a store s.log
+// holding content, with the slowAck consumer holding each batch hold
+// seconds; it returns the directory, what was printed and the exit status.
+func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.log"), []byte(content), 0o644)
+	os.WriteFile(filepath.Join(dir, "ack.sh"), []byte(slowAck), 0o644)
+	t.Chdir(dir)
+	t.Setenv("HOLD", hold)
+	var stderr bytes.Buffer
+	opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"},
+		Cursor: "cur", BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &stderr}
+	edit(&opt)
+	status, err := Run(opt, make(chan os.Signal))
+	if err != nil {
+		stderr.WriteString(err.Error())
+	}
+	return dir, stderr.String(), status
+}
+
+func TestFromEndStartsAfterTheLastCompleteLine(t *testing.T) {
+	dir, stderr, status := runFeed(t, "a\nb\npart", "0", func(o *Options) { o.FromEnd = true })
+	in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
+	if status != 0 || string(in) != "feed v=1\nstore id=s offset=4\nend id=s\n" {
+		t.Fatalf("status %d, %s; the consumer read %q, want the store at 4 and no batch", status, stderr, in)
+	}
+}
+
+func TestTheCursorWinsOverFromEndAndResetWinsOverBoth(t *testing.T) {
+	dir, _, _ := runFeed(t, "a\nb\n", "0", func(o *Options) { o.FromEnd = true })
+	os.WriteFile(filepath.Join(dir, "cur"), []byte("store id=s offset=2\n"), 0o644)
+	os.Remove(filepath.Join(dir, "in.txt"))
+	for _, c := range []struct {
+		reset bool
+		want  string
+	}{{false, "store id=s offset=2\n"}, {true, "store id=s offset=0\n"}} {
+		opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"}, Cursor: "cur",
+			BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &bytes.Buffer{}, FromEnd: true, Reset: c.reset}
+		if status, err := Run(opt, make(chan os.Signal)); status != 0 || err != nil {
+			t.Fatalf("reset %v: status %d, %v", c.reset, status, err)
+		}
+		in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
+		if !strings.Contains(string(in), c.want) {
+			t.Fatalf("reset %v: the consumer read %q, want %q", c.reset, in, c.want)
+		}
+		os.Remove(filepath.Join(dir, "in.txt"))
+	}
+}
+
+func TestResetReplacesACursorThatDoesNotParse(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "cur.bad"), []byte("garbage\n"), 0o644)
+	_, stderr, status := runFeed(t, "a\n", "0", func(o *Options) {
+		o.Cursor, o.Reset = filepath.Join(dir, "cur.bad"), true
+	})
+	got, _ := os.ReadFile(filepath.Join(dir, "cur.bad"))
+	if status != 0 || !strings.Contains(stderr, "--reset replaces it") || !strings.HasPrefix(string(got), "store id=s offset=2 ") {
+		t.Fatalf("status %d, %q; cursor %q: want it replaced at 2", status, stderr, got)
+	}
+}
+
+func TestAParkedStoreWithNoReportIsWarnedOnce(t *testing.T) {
+	content := strings.Repeat("x\n", 3)
+	_, stderr, status := runFeed(t, content, "0.2", func(o *Options) { o.Stall, o.BatchSize = time.Millisecond, 1 })
+	if n := strings.Count(stderr, "store s has been parked for 1ms with no report"); status != 0 || n != 1 {
+		t.Fatalf("status %d; the stall warning was printed %d times, want once:\n%s", status, n, stderr)
+	}
+}
+
+func TestQuietSilencesTheStallWarning(t *testing.T) {
+	_, stderr, status := runFeed(t, "x\n", "0.2", func(o *Options) { o.Stall, o.Quiet = time.Millisecond, true })
+	if status != 0 || stderr != "" {
+		t.Fatalf("status %d; -q printed %q, want nothing", status, stderr)
+	}
+}
