@@ -13,8 +13,9 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// maxBatchBytes bounds one batch in memory. feed sends at most ~8 MiB (or
-// one entry of up to its --max-line), far below it.
+// maxBatchBytes bounds one batch in memory (the reader holds up to
+// readAhead+1 of them). feed sends at most ~8 MiB (or one entry of up to
+// its --max-line), far below it.
 const maxBatchBytes = 1 << 30
 
 // consumer is tally --run: it reads feed's protocol on in, appends to the
@@ -29,7 +30,6 @@ type consumer struct {
 	ids    map[string]int
 	next   []int64 // per store: the position its next batch or skip must start at
 	ended  []bool
-	batch  []byte
 	safe   []int64
 	note   func(string, ...any)
 }
@@ -145,63 +145,69 @@ func (c *consumer) line() ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-// loop handles every line after the store lines, starting with first.
+// loop handles every line after the store lines, starting with first,
+// as the reader hands them over.
 func (c *consumer) loop(first []byte) error {
-	line := first
-	for line != nil {
-		if err := c.handle(line); err != nil {
-			return err
+	r := c.startReader(first)
+	for m := range r.out {
+		err := m.err
+		if err == nil {
+			err = c.handle(&m)
 		}
-		var err error
-		line, err = c.line()
-		if err == io.EOF {
-			break
-		}
+		r.recycle(m.body)
 		if err != nil {
+			r.stop()
 			return err
 		}
 	}
 	return c.finish()
 }
 
-func (c *consumer) handle(line []byte) error {
-	h, err := protocol.ParseHeader(line)
-	if err != nil {
-		return err
-	}
+func (c *consumer) handle(m *message) error {
+	h := m.h
 	switch h.Kind {
 	case protocol.KindUnknown:
 		return nil // versions are additive: a line this tally does not know is not for it
 	case protocol.KindStore, protocol.KindHello:
-		return fmt.Errorf("%q: feed and store lines come before any batch", line)
+		return fmt.Errorf("%q: feed and store lines come before any batch", m.line)
 	}
 	st, ok := c.ids[h.ID]
 	if !ok {
-		return fmt.Errorf("%q names a store that was not declared by a store line", line)
+		return fmt.Errorf("%q names a store that was not declared by a store line", m.line)
 	}
 	switch h.Kind {
 	case protocol.KindBatch:
-		return c.batchLine(st, h, string(line))
+		if err := c.advance(st, h.Offset, h.End, m.line); err != nil {
+			return err
+		}
+		c.entries(st, h.Offset, m.body)
 	case protocol.KindSkip:
-		if err := c.advance(st, h.Offset, h.End, line); err != nil {
+		if err := c.advance(st, h.Offset, h.End, m.line); err != nil {
 			return err
 		}
 		c.roller.Skip(st, h.Offset, h.End, h.Reason)
-		return c.flush()
 	case protocol.KindIdle:
 		c.roller.Idle(st, time.Duration(h.QuietMS)*time.Millisecond)
-		return c.flush()
 	case protocol.KindEnd:
 		c.ended[st] = true
 		c.roller.End(st)
-		return c.flush()
 	}
-	return nil
+	return c.flush()
+}
+
+// entries buckets a batch's entries, the first at pos.
+func (c *consumer) entries(st int, pos int64, b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		c.roller.Entry(st, pos, b[:i])
+		pos += int64(i) + 1
+		b = b[i+1:]
+	}
 }
 
 // advance checks that [offset, end) continues store st where its last
 // batch or skip ended, so every entry's position is known.
-func (c *consumer) advance(st int, offset, end int64, line []byte) error {
+func (c *consumer) advance(st int, offset, end int64, line string) error {
 	if c.ended[st] {
 		return fmt.Errorf("%q comes after end id=%s", line, c.rep.ids[st])
 	}
@@ -210,39 +216,6 @@ func (c *consumer) advance(st int, offset, end int64, line []byte) error {
 	}
 	c.next[st] = end
 	return nil
-}
-
-// batchLine reads a batch's entries, reports them taken at once (so feed
-// sends the next batch while this one is processed), then processes them.
-func (c *consumer) batchLine(st int, h protocol.Header, header string) error {
-	if err := c.advance(st, h.Offset, h.End, []byte(header)); err != nil {
-		return err
-	}
-	n := h.End - h.Offset
-	if n > maxBatchBytes {
-		return fmt.Errorf("%q: a batch of %d bytes is over tally's limit of %d", header, n, maxBatchBytes)
-	}
-	if int64(cap(c.batch)) < n {
-		c.batch = make([]byte, n)
-	}
-	b := c.batch[:n]
-	if _, err := io.ReadFull(c.in, b); err != nil {
-		return fmt.Errorf("%q: input ended inside the batch (%w)", header, err)
-	}
-	if got := bytes.Count(b, []byte{'\n'}); got != h.Entries || b[n-1] != '\n' {
-		return fmt.Errorf("%q: its %d bytes hold %d whole lines, not entries=%d", header, n, got, h.Entries)
-	}
-	if err := c.rep.took(st, h.End); err != nil {
-		return err
-	}
-	pos := h.Offset
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		c.roller.Entry(st, pos, b[:i])
-		pos += int64(i) + 1
-		b = b[i+1:]
-	}
-	return c.flush()
 }
 
 // flush appends what the roller produced and has the safe offsets
