@@ -81,17 +81,24 @@ func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
 	}
 	var b []byte
 	for _, r := range rows {
-		b = tape.AppendTime(b[:0], r.start)
-		b = append(b, '\t')
-		b = append(b, r.metric...)
-		b = append(b, '\t')
-		b = appendLabels(b, r.sorted, true)
-		b = append(b, '\t')
-		b = tape.AppendValue(b, r.value)
-		b = append(b, '\n')
+		b = appendTabbed(b[:0], r)
 		w.Write(b)
 	}
 	return nil
+}
+
+// appendTabbed appends a row as time, metric, labels and value separated by
+// tabs: a tsv line, and the cells of a table. A tab in a label value shows
+// as \t, so the cells stay four.
+func appendTabbed(b []byte, r *row) []byte {
+	b = tape.AppendTime(b, r.start)
+	b = append(b, '\t')
+	b = append(b, r.metric...)
+	b = append(b, '\t')
+	b = appendLabels(b, r.sorted, true)
+	b = append(b, '\t')
+	b = tape.AppendValue(b, r.value)
+	return append(b, '\n')
 }
 
 // writeTable writes an aligned table with its column names: a table
@@ -104,15 +111,7 @@ func writeTable(w *bufio.Writer, rows []*row, header bool) error {
 	tw.Write([]byte("TIME\tMETRIC\tLABELS\tVALUE\n"))
 	var b []byte
 	for _, r := range rows {
-		b = tape.AppendTime(b[:0], r.start)
-		b = append(b, '\t')
-		b = append(b, r.metric...)
-		b = append(b, '\t')
-		// tabwriter cells end at a tab: a tab in a value shows as \t.
-		b = appendLabels(b, r.sorted, true)
-		b = append(b, '\t')
-		b = tape.AppendValue(b, r.value)
-		b = append(b, '\n')
+		b = appendTabbed(b[:0], r)
 		tw.Write(b)
 	}
 	return tw.Flush()
