@@ -354,3 +354,35 @@ func TestReplayingFromZeroIntoACompleteTapeAddsNothing(t *testing.T) {
 		t.Fatalf("a replay from 0 into a complete tape wrote:\n%.500s", again)
 	}
 }
+
+// TestStartUpReadsOnlyTheTapesRecentTail: resuming near the end of a long
+// tape, the backward scan stops after a handful of records, however long
+// the tape (SPEC: start-up stays fast on a tape of millions of lines).
+func TestStartUpReadsOnlyTheTapesRecentTail(t *testing.T) {
+	var log bytes.Buffer
+	if err := synth.Write(&log, synth.Config{Seed: 5, N: 40000, Rate: 50, Jitter: 5 * time.Second, Malformed: 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := doc.Parse("test", []byte(apacheDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := splitStore(log.Bytes())
+	tp, snaps := runUntil(t, d, nil, 0, es, 30000)
+	resume := snaps[len(snaps)-1].safe
+	k := NewKnown(map[string]int64{"web": resume})
+	read := 0
+	err = tape.ScanBack(bytes.NewReader(tp), int64(len(tp)), func(r *tape.Record, _ int64) bool {
+		read++
+		k.Add(r)
+		return !k.Enough()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(tp, []byte{'\n'})
+	t.Logf("read %d of %d records", read, lines)
+	if read > 400 || lines < 20*read {
+		t.Fatalf("the scan read %d of the tape's %d records to resume at %d", read, lines, resume)
+	}
+}
