@@ -13,13 +13,15 @@ import (
 // record covers).
 //
 // Records are added newest first, from a backward scan of the tape's tail.
-// Enough reports when the scan may stop: the positions a seal, !late,
-// !drop or end record reaches (its at=, or its end=) never decrease along
-// the tape, store by store (the Roller's catch-up phase keeps it so across
-// runs), so once such a record of a store reaches no further than its
-// resume position, no older record of that store can. (A !cap marker is
-// written with its bucket's seal, after the seal's own at=, and reaches no
-// further.)
+// Enough reports when the scan may stop: once, for every resumed store, a
+// seal (or end) record lists it at or before its resume position. Every
+// record older than such a seal reaches no further for that store: a seal's
+// at= is the position processed when it was written, and a run seals
+// nothing until it has replayed past everything the tape already covers
+// (the Roller's catch-up), so no older record, of this run or an earlier
+// one, can reach past it. Markers prove nothing of the kind (a run that
+// resumes from an older cursor writes markers for low positions after
+// higher ones), so they never end the scan.
 type Known struct {
 	resume   map[string]int64
 	done     map[string]bool
@@ -57,31 +59,26 @@ func (k *Known) Add(rec *tape.Record) {
 			k.lastEnd, k.hasEnd = slices.Clone(rec.At), true
 		}
 		k.covers(rec.At)
-	case tape.Late, tape.Drop:
+	case tape.Late, tape.Drop, tape.Cap:
 		k.spans[rec.ID] = append(k.spans[rec.ID], span{rec.Offset, rec.End})
-		k.cover(rec.ID, rec.End)
-	case tape.Cap:
-		// A !cap marker is written with its bucket's seal, long after its
-		// entries: it does not mark how far the tape had got (its seal's
-		// at= does), so it only adds its range.
-		k.spans[rec.ID] = append(k.spans[rec.ID], span{rec.Offset, rec.End})
+		k.extend(rec.ID, rec.End)
 	}
 }
 
+// covers notes a seal's or an end's positions: a store listed at or before
+// its resume position needs nothing older.
 func (k *Known) covers(at []tape.Pos) {
 	for _, p := range at {
-		k.cover(p.ID, p.Pos)
+		k.extend(p.ID, p.Pos)
+		if r, ok := k.resume[p.ID]; ok && p.Pos <= r {
+			k.done[p.ID] = true
+		}
 	}
 }
 
-// cover notes that a record covers store id up to pos.
-func (k *Known) cover(id string, pos int64) {
-	if pos > k.frontier[id] {
-		k.frontier[id] = pos
-	}
-	if r, ok := k.resume[id]; ok && pos <= r {
-		k.done[id] = true
-	}
+// extend notes that a record covers store id up to pos.
+func (k *Known) extend(id string, pos int64) {
+	k.frontier[id] = max(k.frontier[id], pos)
 }
 
 // Enough reports whether the records added so far hold everything a replay
