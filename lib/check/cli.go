@@ -15,15 +15,16 @@ const description = `tgcheck proves that a tally store's tape adds up to the ent
 
 Conservation (--entries N, or counted from the --against stores): for every
 count metric without where=, the tape's series + !cap + !late + !drop must
-equal the entries fed. It needs a complete tape (one with its end record);
-with --entries an open tape fails, with --against alone it is noted.
+equal the entries fed. It needs a complete tape (one with its end record):
+on an open tape it says how far the tape is sealed and fails.
 
 --against STORE (repeatable, PATH or ID=PATH): re-derives every bucket from
 the stores with the store's own document (unbounded grace, no cap) and
 compares bucket by bucket. Differences are named missing, extra, short (a
 fragment) or displaced (counts moved between buckets). Only entries the tape
 already knows of are compared, and buckets not yet sealed on an open tape
-are reported as open, so a live tally store can be checked.
+are reported as open, not as differences (the run still fails: the tape
+is not complete).
 
 --scan: the old defect's signatures: more than one line for one (bucket,
 series), more than one seal for a bucket, !late markers of exactly
@@ -139,11 +140,12 @@ func (o *options) check(w io.Writer) (bool, error) {
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):
 		holds = printBalances(w, Conserve(s, o.fed(derived))) && holds
-	case o.hasEntries:
+	case o.hasEntries || derived != nil:
+		// SPEC §6: conservation needs a complete tape; on an open one it
+		// says how far the tape is sealed and fails, so that a tape that
+		// lost its tail can never pass the proof.
 		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; it can be checked once the input is complete\n", sealedSoFar(s.Tape))
 		holds = false
-	case derived != nil:
-		fmt.Fprintf(w, "conservation: not checked, the tape is open (no end record), %s\n", sealedSoFar(s.Tape))
 	}
 	if o.strict {
 		holds = printStrict(w, s.Tape) && holds
