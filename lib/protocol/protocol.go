@@ -269,7 +269,7 @@ func split(line []byte) (string, fields, error) {
 		}
 		k := w[:eq]
 		if _, dup := kv[k]; dup {
-			return "", nil, fmt.Errorf("key %s appears twice", k)
+			return "", nil, fmt.Errorf("key %q appears twice", k)
 		}
 		kv[k] = w[eq+1:]
 	}
@@ -312,7 +312,7 @@ func (kv fields) str(k string) (string, error) {
 func (kv fields) id(dst *string) error {
 	v, err := kv.str("id")
 	if err == nil && !ValidID(v) {
-		err = fmt.Errorf("id=%s is not [A-Za-z0-9._-]+", v)
+		err = fmt.Errorf("id=%q is not [A-Za-z0-9._-]+", v)
 	}
 	*dst = v
 	return err
@@ -321,7 +321,7 @@ func (kv fields) id(dst *string) error {
 func (kv fields) word(k string, dst *string) error {
 	v, err := kv.str(k)
 	if err == nil && !ValidWord(v) {
-		err = fmt.Errorf("%s=%s is not a word", k, v)
+		err = fmt.Errorf("%s=%q is not a word", k, v)
 	}
 	*dst = v
 	return err
@@ -335,11 +335,11 @@ func (kv fields) num(k string, dst *int64) error {
 		return err
 	}
 	if v[0] < '0' || v[0] > '9' || (len(v) > 1 && v[0] == '0') {
-		return fmt.Errorf("%s=%s is not an unsigned decimal number", k, v)
+		return fmt.Errorf("%s=%q is not an unsigned decimal number", k, v)
 	}
 	n, perr := strconv.ParseInt(v, 10, 64)
 	if perr != nil {
-		return fmt.Errorf("%s=%s is not a number that fits 63 bits", k, v)
+		return fmt.Errorf("%s=%q is not a number that fits 63 bits", k, v)
 	}
 	*dst = n
 	return nil

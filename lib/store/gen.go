@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -83,13 +84,19 @@ func (e *ReplacedError) Error() string {
 // feed was down; reading it to its end moves on to path).
 func locate(path string, g Gen) (*os.File, error) {
 	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist; name a log file as PATH or ID=PATH (%w)", path, err)
+	case err != nil:
+		return nil, fmt.Errorf("cannot open %s: %w", path, err)
 	}
 	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		err = fmt.Errorf("%s is a directory; name a log file as PATH or ID=PATH", path)
+	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, err
 	}
 	if !g.Known() || same(f, fi, g) {
 		return f, nil

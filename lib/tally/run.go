@@ -115,6 +115,9 @@ func (c *consumer) readStores() (map[string]int64, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if h.Kind == protocol.KindUnknown {
+			continue // versions are additive: a line this tally does not know is not for it
+		}
 		if h.Kind != protocol.KindStore {
 			return resume, line, nil
 		}
@@ -189,6 +192,9 @@ func (c *consumer) handle(m *message) error {
 	case protocol.KindIdle:
 		c.roller.Idle(st, time.Duration(h.QuietMS)*time.Millisecond)
 	case protocol.KindEnd:
+		if c.ended[st] {
+			return fmt.Errorf("%q: store %s has ended already", m.line, h.ID)
+		}
 		c.ended[st] = true
 		c.roller.End(st)
 	}

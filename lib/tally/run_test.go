@@ -75,6 +75,18 @@ func TestCompleteInputSealsEverythingAndReportsTheEnd(t *testing.T) {
 	}
 }
 
+func TestUnknownLinesAreIgnoredBeforeAndAfterTheStoreLines(t *testing.T) {
+	dir := newStore(t)
+	b1, end1 := batch(0, 101)
+	in := "feed v=1\nhello x=1\nstore id=web offset=0\nnews id=web\n" + b1 + "end id=web\n"
+	if _, err := runInput(t, dir, in); err != nil {
+		t.Fatal(err)
+	}
+	if tp := readTape(t, dir); !strings.HasSuffix(tp, fmt.Sprintf("end at=web:%d\n", end1)) {
+		t.Fatalf("want a complete tape, got\n%s", tp)
+	}
+}
+
 func TestTakenIsReportedForEachBatchAndOffsetStaysAtTheOpenBucket(t *testing.T) {
 	dir := newStore(t)
 	b1, end1 := batch(0, 101, 105)
@@ -111,6 +123,7 @@ func TestProtocolViolationsAreRefusedWithTheLine(t *testing.T) {
 		"a short count":     {"feed v=1\nstore id=web offset=0\n" + strings.Replace(b1, "entries=1", "entries=2", 1), "entries=2"},
 		"a cut batch":       {"feed v=1\nstore id=web offset=0\n" + b1[:len(b1)-3], "ended inside the batch"},
 		"a late store line": {"feed v=1\nstore id=web offset=0\n" + b1 + "store id=x offset=0\n", "before any batch"},
+		"end twice":         {"feed v=1\nstore id=web offset=0\nend id=web\nend id=web\n", "ended already"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := runInput(t, newStore(t), tc.in)
