@@ -93,6 +93,7 @@ type syncer struct {
 	tape    interface{ Sync() error }
 	rep     *reporter
 	err     error
+	quit    chan struct{} // closed by stop: no more waiting between fsyncs
 	done    chan struct{}
 }
 
@@ -100,7 +101,7 @@ func newSyncer(tape interface {
 	Sync() error
 	Size() int64
 }, rep *reporter) *syncer {
-	s := &syncer{wake: make(chan struct{}, 1), tape: tape, rep: rep, done: make(chan struct{}), durable: tape.Size()}
+	s := &syncer{wake: make(chan struct{}, 1), tape: tape, rep: rep, quit: make(chan struct{}), done: make(chan struct{}), durable: tape.Size()}
 	go s.loop()
 	return s
 }
@@ -131,9 +132,14 @@ func (s *syncer) loop() {
 	var safe []int64
 	var last time.Time
 	for range s.wake {
-		// Sleeping here, not dropping the wake, coalesces what arrives
-		// meanwhile into the one fsync that follows.
-		time.Sleep(time.Until(last.Add(syncInterval)))
+		// Waiting here, not dropping the wake, coalesces what arrives
+		// meanwhile into the one fsync that follows. When stopped, the
+		// caller makes the last fsync and report itself.
+		select {
+		case <-time.After(time.Until(last.Add(syncInterval))):
+		case <-s.quit:
+			return
+		}
 		last = time.Now()
 		s.mu.Lock()
 		size := s.size
@@ -155,9 +161,10 @@ func (s *syncer) loop() {
 	}
 }
 
-// stop waits for the syncer to finish what was submitted and returns its
-// first error.
+// stop ends the syncer and returns its first error. What it had not synced
+// yet is the caller's to sync and report.
 func (s *syncer) stop() error {
+	close(s.quit)
 	close(s.wake)
 	<-s.done
 	s.mu.Lock()
