@@ -78,6 +78,7 @@ type feeder struct {
 	saved    []int64 // offsets in the cursor file
 	offs     []int64 // scratch
 	savedAt  time.Time
+	saver    *saver
 	polledAt time.Time
 	signal   atomic.Value // os.Signal that interrupted the run
 	prog     *progress
@@ -142,6 +143,7 @@ func (f *feeder) open() error {
 		ids[i], start[i] = st.ID, m.Offset
 	}
 	f.led = newLedger(ids, start)
+	f.saver = newSaver(f.opt.Cursor)
 	f.saved = append([]int64(nil), start...)
 	return nil
 }
@@ -236,6 +238,9 @@ func (f *feeder) check() error {
 	}
 	err, eof := f.led.status()
 	if err != nil {
+		return err
+	}
+	if err := f.saver.failed(); err != nil {
 		return err
 	}
 	if eof {
@@ -461,15 +466,34 @@ func (f *feeder) save(now time.Time) error {
 	if !f.unsaved() {
 		return nil
 	}
-	for i, s := range f.streams {
-		f.cur[s.ID] = cursor.Mark{Offset: f.offs[i], Gen: s.r.GenAt(f.offs[i])}
-	}
-	if err := f.cur.Save(f.opt.Cursor); err != nil {
-		return fmt.Errorf("feed: %w", err)
+	f.mark()
+	if err := f.saver.submit(f.cur); err != nil {
+		return err
 	}
 	copy(f.saved, f.offs)
 	f.savedAt = now
 	return nil
+}
+
+// saveNow writes the cursor at the end of the run, once the background
+// saver has stopped, so that nothing can overwrite it.
+func (f *feeder) saveNow() error {
+	err := f.saver.stop()
+	if !f.unsaved() {
+		return err
+	}
+	f.mark()
+	if serr := f.cur.Save(f.opt.Cursor); serr != nil && err == nil {
+		err = fmt.Errorf("feed: %w", serr)
+	}
+	return err
+}
+
+// mark sets every store's cursor mark to its last reported offset.
+func (f *feeder) mark() {
+	for i, s := range f.streams {
+		f.cur[s.ID] = cursor.Mark{Offset: f.offs[i], Gen: s.r.GenAt(f.offs[i])}
+	}
 }
 
 // finish ends the run after loop returned why: it closes the consumer's
@@ -479,7 +503,7 @@ func (f *feeder) finish(why error) (int, error) {
 	cerr := f.con.stop()
 	<-f.led.done
 	perr, _ := f.led.status()
-	serr := f.save(time.Now())
+	serr := f.saveNow()
 	switch {
 	case why == errInterrupted:
 		sig := f.signal.Load().(os.Signal)
