@@ -90,18 +90,6 @@ pipeline() {
 	seconds "$BIN/feed" -q --cursor "$W/cursor" --batch-size "$1" "$2" -- "$BIN/tally" --run "$W/store"
 }
 
-measure_pipeline() {
-	name=$1 b=$2
-	i=0
-	: >"$W/pruns"
-	while [ "$i" -lt "$RUNS" ]; do
-		pipeline "$b" "$LOG" >>"$W/pruns"
-		i=$((i + 1))
-	done
-	m=$(median <"$W/pruns")
-	eval "T_$name=$m"
-}
-
 # peak_rss LOG: peak RSS in KiB of feed and of tally --run (each process on
 # its own) for the pipeline at the default batch size. tally's is exact
 # (GNU time around it); feed's is its VmHWM (its own high-water mark),
@@ -146,10 +134,22 @@ else
 	echo "bench: mawk is not installed and could not be (apt-get install -y mawk as root); skipping its row" >&2
 	T_mawk=
 fi
-measure try taskset -c 0 "$BIN/tally" --try --doc apache-combined "$LOG" >/dev/null
-for b in 512 4096 65536; do
-	measure_pipeline "p$b" "$b"
+# The extractor and the pipelines are measured in interleaved rounds (one
+# run of each per round), so that a machine whose speed drifts during the
+# run (a shared VM) biases none of the ratios between them.
+: >"$W/try.runs" >"$W/p512.runs" >"$W/p4096.runs" >"$W/p65536.runs"
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+	seconds taskset -c 0 "$BIN/tally" --try --doc apache-combined "$LOG" >>"$W/try.runs"
+	for b in 512 4096 65536; do
+		pipeline "$b" "$LOG" >>"$W/p$b.runs"
+	done
+	i=$((i + 1))
 done
+T_try=$(median <"$W/try.runs")
+T_p512=$(median <"$W/p512.runs")
+T_p4096=$(median <"$W/p4096.runs")
+T_p65536=$(median <"$W/p65536.runs")
 
 # Cardinality: by=path over logs of 10, 1 000 and 100 000 distinct paths,
 # against by=status over the last of them.
