@@ -360,3 +360,15 @@ func ns(clock string) int64 {
 	}
 	return v
 }
+
+func TestScanFindsABucketWhoseSealWasRemoved(t *testing.T) {
+	tp := strings.Replace(threeBucketsTape, "seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@P4@\n", "", 1)
+	f := newFixture(t, threeBuckets, positions(threeBuckets, tp))
+	fs, err := Scan(f.load(t), DefaultBatchSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].Line != 8 || !strings.Contains(fs[0].What, "bucket 2026-10-10T13:55:10Z has 3 series lines but no seal") {
+		t.Fatalf("want one finding on line 8, got %+v", fs)
+	}
+}

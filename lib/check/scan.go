@@ -23,9 +23,10 @@ type Finding struct {
 // Scan looks for the old defect's signatures in the store's tape: more
 // than one line for one (bucket, series) and more than one seal for one
 // bucket (fragments, even of equal values), !late markers of exactly
-// batchSize entries, and a bucket whose count metric (without where=, plus
-// its !cap) totals more than its seal's entries=. Findings are in line
-// order.
+// batchSize entries, a bucket whose count metric (without where=, plus
+// its !cap) totals more than its seal's entries=, and a bucket with series
+// but no seal (tally writes a group whole, so a group without its seal was
+// cut, or its seal removed). Findings are in line order.
 func Scan(s *Store, batchSize int64) ([]Finding, error) {
 	var fs []Finding
 	for _, d := range s.Tape.Duplicates {
@@ -49,8 +50,29 @@ func Scan(s *Store, batchSize int64) ([]Finding, error) {
 		}
 	}
 	fs = append(fs, overSealed(s, lines.seals)...)
+	fs = append(fs, unsealed(s)...)
 	slices.SortStableFunc(fs, func(a, b Finding) int { return a.Line - b.Line })
 	return fs, nil
+}
+
+// unsealed finds buckets whose series have no seal anywhere on the tape,
+// at the first line of their series.
+func unsealed(s *Store) []Finding {
+	var fs []Finding
+	for start, b := range viewBuckets(s.Tape) {
+		if b.sealed || len(b.series) == 0 {
+			continue
+		}
+		line := 0
+		for _, p := range b.series {
+			if line == 0 || p.Line < line {
+				line = p.Line
+			}
+		}
+		fs = append(fs, Finding{line, fmt.Sprintf("bucket %s has %d series lines but no seal: its group was cut short or its seal removed",
+			timeText(start), len(b.series))})
+	}
+	return fs
 }
 
 // overSealed finds buckets where a count metric without where= (with its
