@@ -265,38 +265,43 @@ func (h *crashHarness) killedRun(dir string, batch int, kind killKind, delay tim
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 
-	killed := kill(cmd.Process.Pid, dir, kind, delay, done)
+	killed, kids := kill(cmd.Process.Pid, dir, kind, delay, done)
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
 		return killed, fmt.Errorf("feed kept running 20 s after %s", kind)
 	}
+	if err := waitGone(kids, 20*time.Second); err != nil {
+		return killed, err
+	}
 	return killed, waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
 }
 
 // kill waits for kind's moment (or for the pipeline to end first) and
-// sends SIGKILL to whom kind names, returning how many it killed.
-func kill(feedPid int, dir string, kind killKind, delay time.Duration, done <-chan struct{}) int {
+// sends SIGKILL to whom kind names, returning how many it killed and feed's
+// children (tally) at that moment.
+func kill(feedPid int, dir string, kind killKind, delay time.Duration, done <-chan struct{}) (int, []int) {
 	switch kind {
 	case killTallyOnTape, killBothOnTape:
 		if !waitChange(filepath.Join(dir, "tape"), done) {
-			return 0
+			return 0, nil
 		}
 	case killFeedOnCursor, killTallyOnCursor:
 		if !waitChange(dir+".cursor", done) {
-			return 0
+			return 0, nil
 		}
 	default:
 		select {
 		case <-time.After(delay):
 		case <-done:
-			return 0
+			return 0, nil
 		}
 	}
 	var victims []int
+	kids := childrenOf(feedPid)
 	if kind != killFeedSoon && kind != killFeedOnCursor {
-		victims = append(victims, childrenOf(feedPid)...)
+		victims = append(victims, kids...)
 	}
 	if kind != killTallySoon && kind != killTallyOnTape && kind != killTallyOnCursor {
 		victims = append(victims, feedPid)
@@ -307,7 +312,31 @@ func kill(feedPid int, dir string, kind killKind, delay time.Duration, done <-ch
 			killed++
 		}
 	}
-	return killed
+	return killed, kids
+}
+
+// waitGone polls until none of pids runs (gone, or a zombie nobody reaps):
+// a tally whose feed was killed may not have taken its lock yet, so a free
+// lock alone does not say it is gone.
+func waitGone(pids []int, limit time.Duration) error {
+	for deadline := time.Now().Add(limit); ; {
+		alive := 0
+		for _, pid := range pids {
+			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			if err == nil {
+				if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] != "Z" {
+					alive++
+				}
+			}
+		}
+		if alive == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("tally (pids %v) still runs %v after its feed was killed: it did not exit on EOF", pids, limit)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // waitChange polls path every 50 µs until its size, inode or modification
