@@ -266,12 +266,12 @@ func (r *Roller) Skip(st int, pos, end int64, reason string) {
 }
 
 // Idle says store st is at its live edge and has delivered nothing for
-// quiet: its event time rises to its newest entry time + quiet.
+// quiet: its event time rises to its newest entry time + quiet. A store
+// that has delivered no entry in this run (an empty file, or one already
+// read to its end before a restart) has no time to offer and stops holding
+// the others back.
 func (r *Roller) Idle(st int, quiet time.Duration) {
 	s := r.stores[st]
-	if !s.seen {
-		return // nothing known of its time: an idle store with no entry holds nothing back
-	}
 	s.idle, s.idleAt = true, s.newest+int64(quiet)
 	r.advance()
 }
@@ -331,7 +331,9 @@ func (r *Roller) combined() (int64, bool) {
 				ended.max(s.newest)
 			}
 		case s.idle:
-			idle.min(s.idleAt)
+			if s.seen { // an idle store with no entry in this run has no time to offer, and holds nothing back
+				idle.min(s.idleAt)
+			}
 		case !s.seen:
 			return 0, false // a live store with no time yet holds everyone back
 		default:

@@ -190,6 +190,19 @@ func TestIdleRaisesEventTimeByQuietAtTheLiveEdge(t *testing.T) {
 	}
 }
 
+func TestAnIdleStoreWithNoEntryHoldsNothingBack(t *testing.T) {
+	r := newRoller(t, "0s", 100, nil)
+	a, b := r.AddStore("a", 0), r.AddStore("b", 0)
+	feedLines(r, a, 0, "101 200 1", "125 200 1")
+	if out := r.Take(); len(out) > 0 {
+		t.Fatalf("b has not said where it is, yet a bucket was sealed:\n%s", out)
+	}
+	r.Idle(b, time.Second) // b is at its live edge with nothing to deliver (an empty store, or one replayed to its end)
+	if out := string(r.Take()); !strings.Contains(out, "seal 1970-01-01T00:01:40Z") {
+		t.Fatalf("b is idle with no entry: a's time alone should seal bucket 100:\n%s", out)
+	}
+}
+
 func TestEventTimeNeverGoesBackwardsWhenAnIdleStoreDeliversAgain(t *testing.T) {
 	r := newRoller(t, "0s", 100, nil)
 	st := r.AddStore("a", 0)
