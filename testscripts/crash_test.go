@@ -167,9 +167,14 @@ func (h *crashHarness) provision(name string) string {
 }
 
 // command is the pipeline every run of a round repeats, unchanged.
+// command is the pipeline of a round. feed runs in a process group of its
+// own, which its tally inherits, so the harness can wait for every process
+// of a killed pipeline to be gone, whenever feed had started its tally.
 func (h *crashHarness) command(dir string, batch int) *exec.Cmd {
-	return exec.Command(h.feed, "-q", "--cursor", dir+".cursor", "--batch-size", strconv.Itoa(batch),
+	cmd := exec.Command(h.feed, "-q", "--cursor", dir+".cursor", "--batch-size", strconv.Itoa(batch),
 		h.store, "--", "tally", "--run", dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
 }
 
 // roundResult is what one round found.
@@ -265,43 +270,41 @@ func (h *crashHarness) killedRun(dir string, batch int, kind killKind, delay tim
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 
-	killed, kids := kill(cmd.Process.Pid, dir, kind, delay, done)
+	killed := kill(cmd.Process.Pid, dir, kind, delay, done)
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
 		return killed, fmt.Errorf("feed kept running 20 s after %s", kind)
 	}
-	if err := waitGone(kids, 20*time.Second); err != nil {
+	if err := waitGone(cmd.Process.Pid, 20*time.Second); err != nil {
 		return killed, err
 	}
 	return killed, waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
 }
 
 // kill waits for kind's moment (or for the pipeline to end first) and
-// sends SIGKILL to whom kind names, returning how many it killed and feed's
-// children (tally) at that moment.
-func kill(feedPid int, dir string, kind killKind, delay time.Duration, done <-chan struct{}) (int, []int) {
+// sends SIGKILL to whom kind names, returning how many it killed.
+func kill(feedPid int, dir string, kind killKind, delay time.Duration, done <-chan struct{}) int {
 	switch kind {
 	case killTallyOnTape, killBothOnTape:
 		if !waitChange(filepath.Join(dir, "tape"), done) {
-			return 0, nil
+			return 0
 		}
 	case killFeedOnCursor, killTallyOnCursor:
 		if !waitChange(dir+".cursor", done) {
-			return 0, nil
+			return 0
 		}
 	default:
 		select {
 		case <-time.After(delay):
 		case <-done:
-			return 0, nil
+			return 0
 		}
 	}
 	var victims []int
-	kids := childrenOf(feedPid)
 	if kind != killFeedSoon && kind != killFeedOnCursor {
-		victims = append(victims, kids...)
+		victims = append(victims, childrenOf(feedPid)...)
 	}
 	if kind != killTallySoon && kind != killTallyOnTape && kind != killTallyOnCursor {
 		victims = append(victims, feedPid)
@@ -312,31 +315,44 @@ func kill(feedPid int, dir string, kind killKind, delay time.Duration, done <-ch
 			killed++
 		}
 	}
-	return killed, kids
+	return killed
 }
 
-// waitGone polls until none of pids runs (gone, or a zombie nobody reaps):
-// a tally whose feed was killed may not have taken its lock yet, so a free
-// lock alone does not say it is gone.
-func waitGone(pids []int, limit time.Duration) error {
+// waitGone polls until no process of the process group pgid runs (gone,
+// or a zombie nobody reaps): a tally whose feed was killed may not have
+// taken its lock yet, so a free lock alone does not say it is gone.
+func waitGone(pgid int, limit time.Duration) error {
 	for deadline := time.Now().Add(limit); ; {
-		alive := 0
-		for _, pid := range pids {
-			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-			if err == nil {
-				if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] != "Z" {
-					alive++
-				}
-			}
-		}
+		alive := groupAlive(pgid)
 		if alive == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("tally (pids %v) still runs %v after its feed was killed: it did not exit on EOF", pids, limit)
+			return fmt.Errorf("%d processes of the killed pipeline still run %v after its feed was killed: tally did not exit on EOF", alive, limit)
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// groupAlive counts the processes of group pgid that are not zombies.
+func groupAlive(pgid int) int {
+	ents, _ := os.ReadDir("/proc")
+	alive := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// After the parenthesised command name: state, ppid, pgrp.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			alive++
+		}
+	}
+	return alive
 }
 
 // waitChange polls path every 50 µs until its size, inode or modification

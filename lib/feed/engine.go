@@ -96,6 +96,9 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 		return 1, err
 	}
 	defer f.closeStores()
+	if err := f.saveStart(); err != nil {
+		return 1, err
+	}
 	con, err := startConsumer(opt.Consumer)
 	if err != nil {
 		return 1, err
@@ -487,6 +490,22 @@ func (f *feeder) saveNow() error {
 		err = fmt.Errorf("feed: %w", serr)
 	}
 	return err
+}
+
+// saveStart writes the cursor before anything is sent, so that it names
+// every store's file from the first moment: a rotation before the first
+// durable offset is then still recognised on a restart, and the old file
+// read to its end (without it, a restart would start at the new file's 0).
+func (f *feeder) saveStart() error {
+	if f.opt.Cursor == "" {
+		return nil
+	}
+	f.offs = f.led.offsets(f.offs)
+	f.mark()
+	if err := f.cur.Save(f.opt.Cursor); err != nil {
+		return fmt.Errorf("feed: %w", err)
+	}
+	return nil
 }
 
 // mark sets every store's cursor mark to its last reported offset.
