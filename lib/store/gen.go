@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -107,9 +108,40 @@ func locate(path string, g Gen) (*os.File, error) {
 	if dev == g.Dev && ino == g.Ino {
 		why = fmt.Sprintf("same inode, but its first %d bytes differ", g.SigLen)
 	} else if old := findRenamed(filepath.Dir(path), g); old != nil {
+		if mid := newerGeneration(path, old); mid != "" {
+			old.Close()
+			return nil, fmt.Errorf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries; re-derive with tally --provision --replace and feed --reset",
+				path, old.Name(), mid, path)
+		}
 		return old, nil
 	}
 	return nil, &ReplacedError{Path: path, Was: g, Dev: dev, Ino: ino, Why: why}
+}
+
+// newerGeneration returns the name of a file beside path, named after it
+// (access.log.1, access.log-20261129, access.log.1.gz), that was written
+// after old was: a generation between the one the cursor was reading and
+// the one at path now, which following on to path would skip.
+func newerGeneration(path string, old *os.File) string {
+	ofi, err := old.Stat()
+	if err != nil {
+		return ""
+	}
+	base := filepath.Base(path)
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || name == base || name == filepath.Base(old.Name()) || !strings.HasPrefix(name, base) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().After(ofi.ModTime()) {
+			return filepath.Join(filepath.Dir(path), name)
+		}
+	}
+	return ""
 }
 
 // findRenamed returns the open file of dir that is generation g, or nil.
