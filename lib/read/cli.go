@@ -68,7 +68,7 @@ Examples:
    tgread --step 1m --format json web-a web-b      the fleet, per minute
    tgread --format openmetrics web > web.om && promtool tsdb create-blocks-from openmetrics web.om data
    tail -f web/tape | tgread -
-   ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count --step 1h -
+   ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count,bytes=sum --step 1h -
    tgread --markers web                            what was late, dropped or capped
    tgread --plot --metric requests --step 1m web   a chart per status, a minute a column
    tgread --format svg --metric bytes web > bytes.svg`
