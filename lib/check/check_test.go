@@ -372,3 +372,17 @@ func TestScanFindsABucketWhoseSealWasRemoved(t *testing.T) {
 		t.Fatalf("want one finding on line 8, got %+v", fs)
 	}
 }
+
+func TestLinesAfterTheEndRecordAreNamedAsNotFed(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape+"end at=web1:@END@\n"))
+	grown, err := os.OpenFile(f.log, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown.WriteString(threeBuckets[0] + threeBuckets[1])
+	grown.Close()
+	code, out := f.tgcheck("--against", "web1="+f.log)
+	if code != 0 || !strings.Contains(out, "note: store web1 has 2 complete lines after the end record's position") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}

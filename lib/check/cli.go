@@ -140,6 +140,7 @@ func (o *options) check(w io.Writer) (bool, error) {
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):
 		holds = printBalances(w, Conserve(s, o.fed(derived))) && holds
+		printBeyond(w, s.Tape.End, derived)
 	case o.hasEntries || derived != nil:
 		// SPEC §6: conservation needs a complete tape; on an open one it
 		// says how far the tape is sealed and fails, so that a tape that
@@ -180,6 +181,20 @@ func (o *options) derive(s *Store) (*Derived, error) {
 		src.Limit = known[src.ID]
 	}
 	return Derive(s.Doc, o.against)
+}
+
+// printBeyond says, for a complete tape, how many complete lines each store
+// has past the end record's position: they were never fed (the store grew
+// after the run, or a run stopped short), so conservation cannot see them.
+func printBeyond(w io.Writer, end *tape.Record, d *Derived) {
+	if d == nil {
+		return
+	}
+	for _, p := range end.At {
+		if n := d.Beyond[p.ID]; n > 0 {
+			fmt.Fprintf(w, "note: store %s has %d complete lines after the end record's position %d: they were not fed (the store grew after the run, or the run stopped short); run feed again to take them\n", p.ID, n, p.Pos)
+		}
+	}
 }
 
 // fed is the number of entries fed: --entries when given, else those

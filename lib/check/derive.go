@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/extract"
@@ -28,6 +30,7 @@ type Series struct {
 type Derived struct {
 	Buckets map[int64]map[string]Series // bucket start → series text (as on the tape) → value
 	Fed     map[string]int64            // per store id: entries (lines of any length) before its limit
+	Beyond  map[string]int64            // per store id: complete lines at or after its limit
 }
 
 // Chunk sizes for reading stores: 64 Ki entries or 4 MiB a chunk keeps
@@ -45,13 +48,16 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Derived{Buckets: map[int64]map[string]Series{}, Fed: map[string]int64{}}
+	out := &Derived{Buckets: map[int64]map[string]Series{}, Fed: map[string]int64{}, Beyond: map[string]int64{}}
 	for _, src := range sources {
 		n, err := dv.store(src)
 		if err != nil {
 			return nil, err
 		}
 		out.Fed[src.ID] += n
+		if out.Beyond[src.ID], err = linesAfter(src.Path, src.Limit); err != nil {
+			return nil, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+		}
 	}
 	for start, accs := range dv.buckets {
 		b := make(map[string]Series, len(accs))
@@ -115,6 +121,28 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 		dv.metrics = append(dv.metrics, mt)
 	}
 	return dv, nil
+}
+
+// linesAfter counts the complete lines of the file at path from byte pos on.
+func linesAfter(path string, pos int64) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		k, err := f.ReadAt(buf, pos)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		pos += int64(k)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // store folds the entries of one source and returns how many it read.
