@@ -142,8 +142,11 @@ func (s *settings) parse(c *cli.Context) error {
 	if s.opt.To, err = parseTime(c.String("to"), s.now); err != nil {
 		return usageError{fmt.Errorf("tgread: --to %v", err)}
 	}
-	if s.view.step = c.Duration("step"); s.view.step < 0 {
-		return usageError{fmt.Errorf("tgread: --step %v is negative; give a step such as 1m", s.view.step)}
+	if s.view.step = c.Duration("step"); s.view.step < 0 || (s.view.step == 0 && c.IsSet("step")) {
+		return usageError{fmt.Errorf("tgread: --step %v is not a step; give one such as 1m", s.view.step)}
+	}
+	if c.IsSet("from") && c.IsSet("to") && !s.opt.From.Before(s.opt.To) {
+		return usageError{fmt.Errorf("tgread: --from %s is not before --to %s: the range holds no bucket", c.String("from"), c.String("to"))}
 	}
 	if s.kindArgs, err = parseKinds(c.StringSlice("kind")); err != nil {
 		return usageError{err}

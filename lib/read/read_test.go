@@ -225,6 +225,8 @@ func TestBadUsageExitsTwoAndSaysWhatToDo(t *testing.T) {
 		{"--from", "yesterday"},
 		{"--to", "13:55"},
 		{"--step", "-1m"},
+		{"--step", "0s"},
+		{"--from", "2026-10-10T14:00:00Z", "--to", "2026-10-10T13:00:00Z"},
 		{"--kind", "requests=avg"},
 		{"--no-such-flag"},
 		{"-", "-"},
