@@ -18,6 +18,19 @@ func writeStore(t *testing.T, content string) string {
 	return p
 }
 
+// openStore writes a store holding content and opens it from position 0;
+// the reader is closed when the test ends.
+func openStore(t *testing.T, content string) (string, *Reader) {
+	t.Helper()
+	p := writeStore(t, content)
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return p, r
+}
+
 func appendStore(t *testing.T, path, content string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -87,12 +100,7 @@ func TestChunkStopsNearMaxBytesButHoldsAtLeastOneEntry(t *testing.T) {
 }
 
 func TestAPartialLastLineIsHeldBackUntilComplete(t *testing.T) {
-	p := writeStore(t, "one\ntw")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	p, r := openStore(t, "one\ntw")
 	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{{Offset: 0, End: 4, Entries: 1, Data: []byte("one\n")}})
 	if r.Pos() != 4 {
 		t.Fatalf("Pos() = %d after a partial line, want 4", r.Pos())

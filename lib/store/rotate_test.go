@@ -15,12 +15,7 @@ func entries(offset int64, lines ...string) Chunk {
 }
 
 func TestACopytruncatedStoreContinuesItsAxisFromWhereTheOldFileEnded(t *testing.T) {
-	p := writeStore(t, "a\nbb\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	p, r := openStore(t, "a\nbb\n")
 	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(0, "a", "bb")})
 	if err := os.Truncate(p, 0); err != nil {
 		t.Fatal(err)
@@ -34,12 +29,7 @@ func TestACopytruncatedStoreContinuesItsAxisFromWhereTheOldFileEnded(t *testing.
 }
 
 func TestAStoreTruncatedAndRegrownPastThePositionIsToldByItsFirstBytes(t *testing.T) {
-	p := writeStore(t, "a\nbb\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	p, r := openStore(t, "a\nbb\n")
 	drain(t, r, 100, 1<<20)
 	// Between two polls the file is emptied and grows past 5 bytes again.
 	if err := os.WriteFile(p, []byte("xyz\nuvw\n"), 0o644); err != nil {
@@ -49,12 +39,7 @@ func TestAStoreTruncatedAndRegrownPastThePositionIsToldByItsFirstBytes(t *testin
 }
 
 func TestARenamedStoreIsDrainedToItsEndBeforeTheNewFileIsRead(t *testing.T) {
-	p := writeStore(t, "a\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	p, r := openStore(t, "a\n")
 	drain(t, r, 100, 1<<20)
 	old := p + ".1"
 	if err := os.Rename(p, old); err != nil {
@@ -75,12 +60,7 @@ func TestARenamedStoreIsDrainedToItsEndBeforeTheNewFileIsRead(t *testing.T) {
 }
 
 func TestARenamedStoreNotYetRecreatedWaits(t *testing.T) {
-	p := writeStore(t, "a\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	p, r := openStore(t, "a\n")
 	if err := os.Rename(p, p+".1"); err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +72,7 @@ func TestARenamedStoreNotYetRecreatedWaits(t *testing.T) {
 }
 
 func TestAPartialLineCutByARotationIsOneUnterminatedSkip(t *testing.T) {
-	p := writeStore(t, "a\npart")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	p, r := openStore(t, "a\npart")
 	drain(t, r, 100, 1<<20)
 	if err := os.Rename(p, p+".1"); err != nil {
 		t.Fatal(err)
