@@ -79,16 +79,7 @@ func write(c Config, out string, stdout, stderr io.Writer) int {
 	if out == "" {
 		return report(Write(stdout, c), stderr)
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		fmt.Fprintf(stderr, "synth: %v; check that the directory exists and is writable\n", err)
-		return 1
-	}
-	err = Write(f, c)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("synth: closing %s: %w", out, cerr)
-	}
-	return report(err, stderr)
+	return report(WriteFile(out, c), stderr)
 }
 
 func report(err error, stderr io.Writer) int {

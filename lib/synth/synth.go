@@ -20,6 +20,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"time"
 )
@@ -155,6 +156,19 @@ func Write(w io.Writer, c Config) error {
 		return fmt.Errorf("synth: writing lines: %w", err)
 	}
 	return nil
+}
+
+// WriteFile writes c.N lines to a new file at path.
+func WriteFile(path string, c Config) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("synth: %w; check that the directory exists and is writable", err)
+	}
+	err = Write(f, c)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("synth: closing %s: %w", path, cerr)
+	}
+	return err
 }
 
 // dateFault says how appendLine spoils a line's date: dateOK writes it right.

@@ -2,7 +2,6 @@ package tally
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,14 +15,9 @@ import (
 func BenchmarkTry(b *testing.B) {
 	const lines = 100_000
 	path := filepath.Join(b.TempDir(), "access.log")
-	f, err := os.Create(path)
-	if err != nil {
+	if err := synth.WriteFile(path, synth.Config{Seed: 1, N: lines}); err != nil {
 		b.Fatal(err)
 	}
-	if err := synth.Write(f, synth.Config{Seed: 1, N: lines}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
 	d, err := doc.Load("apache-combined")
 	if err != nil {
 		b.Fatal(err)
