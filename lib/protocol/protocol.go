@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Version is the protocol version feed announces in its first line.
@@ -96,7 +97,8 @@ func ValidWord(s string) bool {
 
 // ParseHeader parses one feed → consumer line, without its '\n'.
 func ParseHeader(line []byte) (Header, error) {
-	kind, kv, err := split(line)
+	var kv fields
+	kind, err := split(line, &kv)
 	if err != nil {
 		return Header{}, fmt.Errorf("malformed line %q: %w", line, err)
 	}
@@ -153,7 +155,8 @@ func checkBatch(offset, end, n int64) error {
 
 // ParseReport parses one consumer → feed line, without its '\n'.
 func ParseReport(line []byte) (Report, error) {
-	kind, kv, err := split(line)
+	var kv fields
+	kind, err := split(line, &kv)
 	if err == nil && kind != "progress" {
 		err = errors.New(`a report starts with "progress"`)
 	}
@@ -163,7 +166,7 @@ func ParseReport(line []byte) (Report, error) {
 	}
 	if err == nil {
 		r.Taken = r.Offset
-		if _, ok := kv["taken"]; ok {
+		if _, ok := kv.get("taken"); ok {
 			err = kv.num("taken", &r.Taken)
 		}
 	}
@@ -241,58 +244,64 @@ func appendNum(b []byte, key string, n int64) []byte {
 	return strconv.AppendInt(b, n, 10)
 }
 
-// fields holds a line's key=value words.
-type fields map[string]string
+// maxKeys bounds the key=value words of one line: the longest line of this
+// version has four, and later versions add a few; a line with more is not
+// one of ours.
+const maxKeys = 16
 
-// split cuts a line into its kind and its key=value words, refusing empty
-// words, a word without '=', an empty key and a repeated key. Its errors do
-// not quote the line: the callers do.
-func split(line []byte) (string, fields, error) {
-	if len(line) == 0 {
-		return "", nil, errors.New("empty line")
-	}
-	words := splitSpace(string(line))
-	kv := make(fields, len(words))
-	for _, w := range words[1:] {
-		eq := -1
-		for i := 0; i < len(w); i++ {
-			if w[i] == '=' {
-				eq = i
-				break
-			}
-		}
-		switch {
-		case w == "":
-			return "", nil, errors.New("words are separated by one space")
-		case eq <= 0:
-			return "", nil, fmt.Errorf("%q is not key=value", w)
-		}
-		k := w[:eq]
-		if _, dup := kv[k]; dup {
-			return "", nil, fmt.Errorf("key %q appears twice", k)
-		}
-		kv[k] = w[eq+1:]
-	}
-	if words[0] == "" {
-		return "", nil, errors.New("it starts with a space")
-	}
-	return words[0], kv, nil
+// fields holds a line's key=value words in order. A handful of keys is
+// found faster by a linear search than by a map, and nothing is allocated:
+// a consumer or feed parses a line per batch.
+type fields struct {
+	n  int
+	kv [maxKeys][2]string
 }
 
-func splitSpace(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' {
-			out = append(out, s[start:i])
-			start = i + 1
+// get returns the value of key k and whether the line has it.
+func (kv *fields) get(k string) (string, bool) {
+	for i := range kv.n {
+		if kv.kv[i][0] == k {
+			return kv.kv[i][1], true
 		}
 	}
-	return append(out, s[start:])
+	return "", false
+}
+
+// split cuts a line into its kind and its key=value words, refusing empty
+// words, a word without '=', an empty key, a repeated key and more than
+// maxKeys keys. Its errors do not quote the line: the callers do.
+func split(line []byte, kv *fields) (string, error) {
+	if len(line) == 0 {
+		return "", errors.New("empty line")
+	}
+	s := string(line)
+	kind, rest, more := strings.Cut(s, " ")
+	if kind == "" {
+		return "", errors.New("it starts with a space")
+	}
+	for more {
+		var w string
+		w, rest, more = strings.Cut(rest, " ")
+		k, v, ok := strings.Cut(w, "=")
+		switch {
+		case w == "":
+			return "", errors.New("words are separated by one space")
+		case !ok || k == "":
+			return "", fmt.Errorf("%q is not key=value", w)
+		case kv.n == maxKeys:
+			return "", fmt.Errorf("more than %d key=value words", maxKeys)
+		}
+		if _, dup := kv.get(k); dup {
+			return "", fmt.Errorf("key %q appears twice", k)
+		}
+		kv.kv[kv.n] = [2]string{k, v}
+		kv.n++
+	}
+	return kind, nil
 }
 
 // all returns the first non-nil error, so that required keys read as a list.
-func (kv fields) all(errs ...error) error {
+func (kv *fields) all(errs ...error) error {
 	for _, e := range errs {
 		if e != nil {
 			return e
@@ -301,15 +310,15 @@ func (kv fields) all(errs ...error) error {
 	return nil
 }
 
-func (kv fields) str(k string) (string, error) {
-	v, ok := kv[k]
+func (kv *fields) str(k string) (string, error) {
+	v, ok := kv.get(k)
 	if !ok || v == "" {
 		return "", fmt.Errorf("%s= is missing", k)
 	}
 	return v, nil
 }
 
-func (kv fields) id(dst *string) error {
+func (kv *fields) id(dst *string) error {
 	v, err := kv.str("id")
 	if err == nil && !ValidID(v) {
 		err = fmt.Errorf("id=%q is not [A-Za-z0-9._-]+", v)
@@ -318,7 +327,7 @@ func (kv fields) id(dst *string) error {
 	return err
 }
 
-func (kv fields) word(k string, dst *string) error {
+func (kv *fields) word(k string, dst *string) error {
 	v, err := kv.str(k)
 	if err == nil && !ValidWord(v) {
 		err = fmt.Errorf("%s=%q is not a word", k, v)
@@ -329,7 +338,7 @@ func (kv fields) word(k string, dst *string) error {
 
 // num parses an unsigned decimal that fits an int64: no sign, no spaces, no
 // leading zeros beyond "0" itself (a number has one spelling).
-func (kv fields) num(k string, dst *int64) error {
+func (kv *fields) num(k string, dst *int64) error {
 	v, err := kv.str(k)
 	if err != nil {
 		return err

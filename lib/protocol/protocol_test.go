@@ -84,6 +84,7 @@ func TestMalformedReportsAreRefusedQuotingTheLine(t *testing.T) {
 		"progress id=web1 offset",
 		"progress id=web1 =5",
 		"progress id=web1 offset=5\r",
+		"progress id=web1 offset=5" + strings.Repeat(" k=v", 1) + strings.Repeat(" x1=1 x2=2 x3=3 x4=4 x5=5 x6=6 x7=7", 2),
 	} {
 		_, err := ParseReport([]byte(line))
 		if err == nil {
