@@ -179,7 +179,7 @@ func (m *metric) value(e *extract.Entry) (float64, bool) {
 	case doc.Count:
 		return 1, true
 	case doc.Sum:
-		v, _ := extract.Number(e.Fields[m.field])
+		v, _ := extract.Number(e.Fields[m.field]) // 0 when not a number
 		return v, true
 	}
 	return extract.Number(e.Fields[m.field])

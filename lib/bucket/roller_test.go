@@ -399,3 +399,21 @@ func TestStartUpReadsOnlyTheTapesRecentTail(t *testing.T) {
 		t.Fatalf("the scan read %d of the tape's %d records to resume at %d", read, lines, resume)
 	}
 }
+
+func TestAHugeFieldIsNotANumberSoNoTapeValueIsInfinite(t *testing.T) {
+	r := newRoller(t, "0s", 100, nil)
+	st := r.AddStore("a", 0)
+	huge := strings.Repeat("9", 400)
+	feedLines(r, st, 0, "101 200 "+huge, "102 200 "+huge, "103 200 3")
+	r.End(st)
+	r.Complete()
+	out := r.Take()
+	if !bytes.Contains(out, []byte(`bytes{status="200"} 3`+"\n")) {
+		t.Fatalf("a field beyond 2^53 should add 0 to a sum:\n%s", out)
+	}
+	for _, line := range bytes.SplitAfter(bytes.TrimSuffix(out, []byte{'\n'}), []byte{'\n'}) {
+		if _, err := tape.Parse(bytes.TrimSuffix(line, []byte{'\n'})); err != nil {
+			t.Fatalf("the tape does not parse back: %v", err)
+		}
+	}
+}

@@ -16,9 +16,15 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // exactly (2^53 ≈ 9.007e15 has 16).
 const exactDigits = 15
 
-// Number parses a numeric field: -?[0-9]+(\.[0-9]+)?. ok is false for "-",
-// an empty field or anything else (sum treats that as 0, min/max skip it).
-// Plain digits, as Apache's bytes field is, take a fast path.
+// maxNumber bounds a number's magnitude: 2^53, beyond which a float64 no
+// longer holds every integer. A larger field is not a number: summing such
+// values could overflow to an infinity, which no tape can hold.
+const maxNumber = 1 << 53
+
+// Number parses a numeric field: -?[0-9]+(\.[0-9]+)? of magnitude below
+// 2^53. ok is false, and v 0, for "-", an empty field, a larger magnitude
+// or anything else (sum treats that as 0, min/max skip it). Plain digits,
+// as Apache's bytes field is, take a fast path.
 func Number(b []byte) (v float64, ok bool) {
 	return number(b)
 }
@@ -64,12 +70,19 @@ func slowNumber[T string | []byte](b T) (float64, bool) {
 	if digits == 0 || (dot >= 0 && frac == 0) {
 		return 0, false
 	}
+	var v float64
 	if digits > exactDigits {
-		v, err := strconv.ParseFloat(string(b), 64)
-		return v, err == nil
+		var err error
+		if v, err = strconv.ParseFloat(string(b), 64); err != nil || v >= maxNumber || v <= -maxNumber {
+			return 0, false
+		}
+	} else {
+		v = float64(m) / pow10[frac]
 	}
-	v := float64(m) / pow10[frac]
-	if neg {
+	if v == 0 {
+		return 0, true // "-0" is 0, not a negative zero on the tape
+	}
+	if neg && v > 0 {
 		v = -v
 	}
 	return v, true

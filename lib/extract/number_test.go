@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/timbertally/timbertally/lib/doc"
@@ -9,17 +11,23 @@ import (
 func TestNumberReadsDecimalsAndRefusesTheRest(t *testing.T) {
 	for s, want := range map[string]float64{
 		"0": 0, "2326": 2326, "007": 7, "-3": -3, "1.5": 1.5, "-0.25": -0.25,
-		"123456789012345": 123456789012345, "1234567890123456789": 1234567890123456789,
+		"123456789012345": 123456789012345, "9007199254740991": 9007199254740991, "-0": 0, "-0.000": 0,
 		"0.1": 0.1, "12345678901234.5": 12345678901234.5, "1.00000000000000000001": 1,
 	} {
 		if v, ok := Number([]byte(s)); !ok || v != want {
 			t.Errorf("Number(%q) = %v, %v; want %v", s, v, ok, want)
 		}
 	}
-	for _, s := range []string{"", "-", "1.", ".5", "1e3", "+1", "1,5", " 1", "1 ", "--1", "1.2.3", "0x10", "NaN", "Inf"} {
-		if v, ok := Number([]byte(s)); ok {
-			t.Errorf("Number(%q) = %v, want not a number", s, v)
+	// Beyond 2^53 is not a number: sums of such values could overflow to an
+	// infinity, which no tape can hold.
+	for _, s := range []string{"", "-", "1.", ".5", "1e3", "+1", "1,5", " 1", "1 ", "--1", "1.2.3", "0x10", "NaN", "Inf",
+		"9007199254740992", "-9007199254740992", "1234567890123456789", strings.Repeat("9", 400)} {
+		if v, ok := Number([]byte(s)); ok || v != 0 {
+			t.Errorf("Number(%q) = %v, %v, want 0, not a number", s, v, ok)
 		}
+	}
+	if v, _ := Number([]byte("-0")); math.Signbit(v) {
+		t.Errorf(`Number("-0") is a negative zero, which the tape would show as -0`)
 	}
 }
 
