@@ -386,3 +386,30 @@ func TestLinesAfterTheEndRecordAreNamedAsNotFed(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+func TestInABucketWithCapMarkersAloneEverySeriesOnTheTapeIsExact(t *testing.T) {
+	// The 500 entry was over the cap for requests; biggest was lowered by hand.
+	tp := strings.Replace(threeBucketsTape, "2026-10-10T13:55:00Z requests{status=\"500\"} 1\n", "", 1)
+	tp = strings.Replace(tp, "2026-10-10T13:55:00Z biggest 100\n", "2026-10-10T13:55:00Z biggest 90\n", 1)
+	tp = strings.Replace(tp, "seal 2026-10-10T13:55:00Z", "!cap 2026-10-10T13:55:00Z metric=requests id=web1 offset=@P2@ end=@P3@ count=1\nseal 2026-10-10T13:55:00Z", 1)
+	c := newFixture(t, threeBuckets, positions(threeBuckets, tp)).compare(t)
+	if len(c.Diffs) != 1 || c.Diffs[0].Kind != Short || c.Diffs[0].Series != "biggest" {
+		t.Fatalf("want biggest short in a bucket with only !cap markers, got %+v", c.Diffs)
+	}
+}
+
+func TestASumAboveItsEntriesIsNoDifferenceWhenSomeWereLate(t *testing.T) {
+	// The 500 entry was late; a late entry of a sum may be negative, so the
+	// tape's bytes may exceed what the entries on time give.
+	tp := `2026-10-10T13:55:00Z requests{status="200"} 2
+2026-10-10T13:55:00Z bytes{status="200"} 151
+2026-10-10T13:55:00Z biggest 100
+seal 2026-10-10T13:55:00Z width=10s entries=2 at=web1:@P2@
+!late 2026-10-10T13:55:00Z id=web1 offset=@P2@ end=@P3@ count=1
+`
+	lines := threeBuckets[:3]
+	c := newFixture(t, lines, positions(lines, tp)).compare(t)
+	if len(c.Diffs) != 0 {
+		t.Fatalf("want no difference, got %+v", c.Diffs)
+	}
+}

@@ -55,7 +55,10 @@ func (b *bucketView) marked() bool { return b.late > 0 || len(b.caps) > 0 }
 // Compare compares the store's tape with the re-derived buckets, bucket by
 // bucket (SPEC §6): a bucket without markers matches series for series; a
 // bucket with !late or !cap markers matches in total for each count metric
-// without where= and no series is above its re-derived value.
+// without where=, and no series is above its re-derived value (a sum's,
+// with !late entries, may be: a late entry can be negative). Within that
+// rule, a bucket with !cap markers alone is held to more: every series on
+// its tape is exact, since a series over the cap is left out whole.
 func Compare(s *Store, d *Derived) *Comparison {
 	view := viewBuckets(s.Tape)
 	last, _, anySealed := lastSeal(s.Tape)
@@ -97,6 +100,13 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 		}
 		c.Diffs = append(c.Diffs, Diff{k, start, series, tapeV, derivedV, total, oneSide})
 	}
+	// Only !late entries can leave a series on the tape below its entries:
+	// a series over the cap is left out whole (once a metric's cap is
+	// reached in a bucket, no new series starts, and one that exists gets
+	// every entry), so in a bucket with !cap markers alone every series on
+	// the tape is exact. A late entry of a sum may be negative, so a sum's
+	// series may even be above its entries when some were late.
+	late := b.late > 0
 	for _, text := range slices.Sorted(maps.Keys(derived)) {
 		ds := derived[text]
 		tp, ok := b.series[text]
@@ -104,9 +114,9 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 		case !ok && !b.marked():
 			add(Missing, text, 0, ds.Value, false, true)
 		case !ok || tp.Value == ds.Value:
-		case above(ds.Metric.Kind, tp.Value, ds.Value):
+		case above(ds.Metric.Kind, tp.Value, ds.Value) && !(late && ds.Metric.Kind == doc.Sum):
 			add(Extra, text, tp.Value, ds.Value, false, false)
-		case !b.marked():
+		case !late:
 			add(Short, text, tp.Value, ds.Value, false, false)
 		}
 	}
