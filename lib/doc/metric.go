@@ -96,8 +96,8 @@ func (p *parser) where(n int, m *Metric, val string) error {
 	if i > 0 && isFieldName(val[:i]) {
 		for _, o := range ops {
 			if v, ok := strings.CutPrefix(val[i:], o.s); ok {
-				if v == "" {
-					break
+				if v == "" || strings.ContainsAny(v[:1], "=!<>") {
+					break // "<>", "=>", "==": a typo, not a value starting with an operator
 				}
 				m.Where = &Where{Field: val[:i], Op: o.op, Value: v}
 				return nil

@@ -212,8 +212,17 @@ func checkLayout(layout string) error {
 	if s == layout {
 		return fmt.Errorf("layout %q has no Go time elements (2006, 01, Jan, 02, 15, 04, 05, -0700)", layout)
 	}
-	if _, err := time.Parse(layout, s); err != nil {
+	if strings.Contains(layout, "MST") {
+		// Go reads a zone name as UTC, or as the host's zone when it knows
+		// the name: the same log would bucket differently on another host.
+		return fmt.Errorf("layout %q reads a zone name (MST), which Go places by guess; use a numeric zone (-0700, Z07:00) or none (UTC)", layout)
+	}
+	t, err := time.Parse(layout, s)
+	switch {
+	case err != nil:
 		return fmt.Errorf("layout %q cannot read back its own times", layout)
+	case t.Year() != layoutProbe.Year():
+		return fmt.Errorf("layout %q has no year (2006): its times could not be placed in a bucket (a year is never guessed)", layout)
 	}
 	return nil
 }

@@ -122,7 +122,6 @@ func TestParseReadsEachWhereOperatorLongestFirst(t *testing.T) {
 		"status<=200": {"status", Le, "200"},
 		"status>200":  {"status", Gt, "200"},
 		"status>=200": {"status", Ge, "200"},
-		"path==x":     {"path", Eq, "=x"},
 	} {
 		d, err := Parse("w", []byte(base+"metric w count where="+val+"\n"))
 		if err != nil {
@@ -130,6 +129,31 @@ func TestParseReadsEachWhereOperatorLongestFirst(t *testing.T) {
 		}
 		if got := *d.Metrics[1].Where; got != want {
 			t.Errorf("where=%s parsed as %+v, want %+v", val, got, want)
+		}
+	}
+	// A value starting with an operator is a typo, not a value: "<>" would
+	// read as < ">5", "=>" as = ">5".
+	for _, val := range []string{"status<>5", "status=>5", "status==5", "status!==5"} {
+		if _, err := Parse("w", []byte(base+"metric w count where="+val+"\n")); err == nil || !strings.Contains(err.Error(), "wants FIELD<op>VALUE") {
+			t.Errorf("where=%s: want a refusal, got %v", val, err)
+		}
+	}
+}
+
+func TestLayoutsThatCannotPlaceATimeAreRefused(t *testing.T) {
+	for layout, msg := range map[string]string{
+		"2006-01-02 15:04:05 MST": "zone name",
+		"Jan _2 15:04:05":         "no year",
+		"15:04":                   "no year",
+	} {
+		_, err := Parse("l", []byte("format regex ^(?P<t>.+)$\ntime t layout="+layout+"\nwindow 10s\nmetric n count\n"))
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("layout %q: want an error saying %q, got %v", layout, msg, err)
+		}
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05 -0700", "2006-01-02T15:04:05Z07:00", "02/Jan/2006:15:04", "2006-01-02 15:04:05.000", "2006-01-02"} {
+		if _, err := Parse("l", []byte("format regex ^(?P<t>.+)$\ntime t layout="+layout+"\nwindow 10s\nmetric n count\n")); err != nil {
+			t.Errorf("layout %q: %v", layout, err)
 		}
 	}
 }
