@@ -431,6 +431,11 @@ func ParseSeries(s string) (string, []Label, error) {
 		if !ValidLabel(name) {
 			return "", nil, fmt.Errorf("%q is not a label name", name)
 		}
+		for _, l := range labels {
+			if l.Name == name {
+				return "", nil, fmt.Errorf("label %s appears twice", name)
+			}
+		}
 		end, err := closingQuote(p, eq+2)
 		if err != nil {
 			return "", nil, err

@@ -98,6 +98,7 @@ func TestParseRefusesWhatTheTapeNeverSpells(t *testing.T) {
 		`2026-10-10T13:55:30Z requests 1e400`,
 		`2026-10-10T13:55:30Z 9requests 1`,
 		`2026-10-10T13:55:30Z requests{status=200} 1`,
+		`2026-10-10T13:55:30Z requests{status="200",status="201"} 1`, // one series, two values for a label
 		`2026-10-10T13:55:30Z requests{status="200" 1`,
 		`2026-10-10T13:55:30Z requests{status="200"}x 1`,
 		`2026-10-10T13:55:30Z requests{1x="200"} 1`,
