@@ -84,6 +84,11 @@ func (e *ReplacedError) Error() string {
 // else the file of the same directory that is g (renamed by a rotation while
 // feed was down; reading it to its end moves on to path).
 func locate(path string, g Gen) (*os.File, error) {
+	// Stat before opening: opening a FIFO would block until a writer
+	// came, beyond the reach of a signal.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %s, not a log file; name a regular file as PATH or ID=PATH", path, kindOf(fi.Mode()))
+	}
 	f, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -92,9 +97,6 @@ func locate(path string, g Gen) (*os.File, error) {
 		return nil, fmt.Errorf("cannot open %s: %w", path, err)
 	}
 	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
-		err = fmt.Errorf("%s is a directory; name a log file as PATH or ID=PATH", path)
-	}
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -116,6 +118,21 @@ func locate(path string, g Gen) (*os.File, error) {
 		return old, nil
 	}
 	return nil, &ReplacedError{Path: path, Was: g, Dev: dev, Ino: ino, Why: why}
+}
+
+// kindOf names a file mode that is not a regular file's.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
 }
 
 // newerGeneration returns the name of a file beside path, named after it
