@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -179,8 +180,22 @@ func (o *options) derive(s *Store) (*Derived, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 		src.Limit = known[src.ID]
+		src.Skipped = skips(s.Tape, src.ID)
 	}
 	return Derive(s.Doc, o.against)
+}
+
+// skips returns the ranges of store id that feed delivered as no entry:
+// its !drop markers with a skip's reason, in position order.
+func skips(t *tape.Resolved, id string) [][2]int64 {
+	var r [][2]int64
+	for _, m := range t.Markers {
+		if m.Kind == tape.Drop && m.ID == id && (m.Reason == store.SkipTooLong || m.Reason == store.SkipUnterminated) {
+			r = append(r, [2]int64{m.Offset, m.End})
+		}
+	}
+	slices.SortFunc(r, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	return r
 }
 
 // printBeyond says, for a complete tape, how many complete lines each store

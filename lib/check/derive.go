@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/extract"
@@ -14,10 +15,21 @@ import (
 )
 
 // Source is one store to re-derive from: its entries that end at or before
-// Limit count, later ones are not yet known to the tape.
+// Limit count, later ones are not yet known to the tape. Skipped holds the
+// ranges feed delivered as no entry (its !drop markers of a skip's reason:
+// a line over feed's --max-line, a line cut by a rotation), which count as
+// fed but belong in no bucket, however tgcheck itself reads them.
 type Source struct {
 	ID, Path string
 	Limit    int64
+	Skipped  [][2]int64 // [offset, end), ascending
+}
+
+// skipped reports whether the entry starting at pos lies in one of s's
+// skipped ranges.
+func (s *Source) skipped(pos int64) bool {
+	i := sort.Search(len(s.Skipped), func(i int) bool { return s.Skipped[i][1] > pos })
+	return i < len(s.Skipped) && s.Skipped[i][0] <= pos
 }
 
 // Series is one re-derived series value of one bucket.
@@ -167,7 +179,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 			}
 			continue
 		}
-		fed += dv.chunk(c, src.Limit)
+		fed += dv.chunk(c, &src)
 	}
 	if r.Pos() < src.Limit {
 		return 0, fmt.Errorf("tgcheck: store %s (%s) has complete lines up to byte %d but the tape accounts for it up to %d; it was truncated or rotated, or it is not the store this tape was fed from",
@@ -178,16 +190,19 @@ func (dv *deriver) store(src Source) (int64, error) {
 
 // chunk folds the entries of c that end at or before limit and returns
 // how many.
-func (dv *deriver) chunk(c store.Chunk, limit int64) int64 {
+func (dv *deriver) chunk(c store.Chunk, src *Source) int64 {
 	var n int64
 	pos, data := c.Offset, c.Data
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
-		if pos += int64(i) + 1; pos > limit {
+		end := pos + int64(i) + 1
+		if end > src.Limit {
 			break
 		}
-		dv.entry(data[:i])
-		data = data[i+1:]
+		if !src.skipped(pos) {
+			dv.entry(data[:i])
+		}
+		pos, data = end, data[i+1:]
 		n++
 	}
 	return n
