@@ -35,8 +35,11 @@ func appendShown(b []byte, v string, controls bool) []byte {
 		c := v[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(v[i:])
-			if r == utf8.RuneError && n == 1 {
-				b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
+			if r == utf8.RuneError && n == 1 || controls && r >= 0x80 && r <= 0x9f {
+				// Not UTF-8, or a C1 control (U+009B is a CSI): each byte as \xHH.
+				for _, c := range []byte(v[i : i+n]) {
+					b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
+				}
 			} else {
 				b = append(b, v[i:i+n]...)
 			}

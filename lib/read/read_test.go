@@ -294,8 +294,8 @@ func BenchmarkPrintTSV(b *testing.B) {
 }
 
 func TestControlBytesInLabelValuesCannotReachTheTerminal(t *testing.T) {
-	got := string(appendShown(nil, "a\x1b[2Jb\x7f\tc", true))
-	if want := `a\x1b[2Jb\x7f\tc`; got != want {
+	got := string(appendShown(nil, "a\x1b[2Jb\x7f\tc\u009b31m\u0085é", true))
+	if want := `a\x1b[2Jb\x7f\tc\xc2\x9b31m\xc2\x85é`; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
