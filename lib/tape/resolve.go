@@ -253,15 +253,18 @@ func parseCount(b []byte) (float64, bool) {
 }
 
 // intern gives the series spelled raw its index. The key of a pair is the
-// series' canonical text (as AppendSeries writes it), so that a tape spelling
-// one series two ways (\x41 for A) still resolves it once.
+// series' canonical text (as AppendSeries writes it, labels sorted by name),
+// so that a tape spelling one series two ways (\x41 for A, or its labels in
+// another order) still resolves it once. Text keeps the first spelling's
+// label order, which is tally's (the document's by= order).
 func (rv *Resolver) intern(raw, metric string, labels []Label) int32 {
-	text := string(AppendSeries(nil, metric, labels))
-	id, ok := rv.ids[text]
+	sorted := slices.SortedFunc(slices.Values(labels), func(a, b Label) int { return strings.Compare(a.Name, b.Name) })
+	key := string(AppendSeries(nil, metric, sorted))
+	id, ok := rv.ids[key]
 	if !ok {
 		id = int32(len(rv.series))
-		rv.ids[text] = id
-		rv.series = append(rv.series, &SeriesText{Text: text, Metric: metric, Labels: labels})
+		rv.ids[key] = id
+		rv.series = append(rv.series, &SeriesText{Text: string(AppendSeries(nil, metric, labels)), Metric: metric, Labels: labels})
 		rv.keep = append(rv.keep, rv.metrics == nil || rv.metrics[metric])
 	}
 	rv.ids[raw] = id

@@ -188,3 +188,15 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+func TestASeriesSpelledWithItsLabelsInAnotherOrderIsOneSeries(t *testing.T) {
+	res := resolve(t, `2026-10-10T13:55:30Z n{b="1",a="2"} 1
+2026-10-10T13:55:30Z n{a="2",b="1"} 5
+`, Options{})
+	if got := points(res); got != "2026-10-10T13:55:30Z n{b=\"1\",a=\"2\"} 5 @2\n" {
+		t.Errorf("points:\n%s", got)
+	}
+	if len(res.Duplicates) != 1 || !res.Duplicates[0].Differs() {
+		t.Errorf("duplicates %+v, want the differing respelling", res.Duplicates)
+	}
+}
