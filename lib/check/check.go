@@ -108,7 +108,7 @@ func sealedSoFar(t *tape.Resolved) string {
 	if !ok {
 		return "no bucket is sealed yet"
 	}
-	return fmt.Sprintf("sealed through the bucket at %s (%d buckets)", timeText(start), n)
+	return fmt.Sprintf("sealed through the bucket at %s (%s)", timeText(start), count(n, "bucket"))
 }
 
 func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
@@ -125,4 +125,12 @@ func plainCounts(d *doc.Doc) []string {
 		}
 	}
 	return names
+}
+
+// count spells n things: "1 bucket", "2 buckets", "0 buckets".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

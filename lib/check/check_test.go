@@ -206,7 +206,7 @@ func TestBucketsAfterTheLastSealOfAnOpenTapeAreOpen(t *testing.T) {
 		t.Fatalf("want no open bucket within what the tape knows, got %d", c.Open)
 	}
 	code, out := f.tgcheck("--against", "web1="+f.log)
-	if code != 1 || !strings.Contains(out, "against: 1 buckets compared, 0 differences") || !strings.Contains(out, "conservation: the tape is open (no end record), sealed through the bucket at 2026-10-10T13:55:00Z (1 buckets)") {
+	if code != 1 || !strings.Contains(out, "against: 1 bucket compared, 0 differences") || !strings.Contains(out, "conservation: the tape is open (no end record), sealed through the bucket at 2026-10-10T13:55:00Z (1 bucket)") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	if code, out := f.tgcheck("--entries", "5"); code != 1 || !strings.Contains(out, "the tape is open") {

@@ -226,7 +226,7 @@ func (c *Comparison) print(w io.Writer) bool {
 	for _, d := range c.Diffs {
 		byKind[d.Kind] = append(byKind[d.Kind], d)
 	}
-	fmt.Fprintf(w, "against: %d buckets compared, %d differences", c.Buckets, len(c.Diffs))
+	fmt.Fprintf(w, "against: %s compared, %s", count(c.Buckets, "bucket"), count(len(c.Diffs), "difference"))
 	for _, k := range []DiffKind{Missing, Extra, Short, Displaced} {
 		if n := len(byKind[k]); n > 0 {
 			fmt.Fprintf(w, ", %d %s", n, k)

@@ -144,6 +144,6 @@ func printFindings(w io.Writer, fs []Finding, tapePath string) bool {
 	for _, f := range fs {
 		fmt.Fprintf(w, "scan: %s:%d: %s\n", tapePath, f.Line, f.What)
 	}
-	fmt.Fprintf(w, "scan: %d signatures of the old defect\n", len(fs))
+	fmt.Fprintf(w, "scan: %s of the old defect\n", count(len(fs), "signature"))
 	return len(fs) == 0
 }

@@ -96,11 +96,14 @@ func flags() []cli.Flag {
 func options(c *cli.Context) (Options, error) {
 	args := c.Args().Slice()
 	dash := slices.Index(args, "--")
+	// The flag parser takes a "--" that directly follows the options, so
+	// "feed -q -- tally ..." arrives without it: no store was named (Main
+	// parses os.Args).
+	if dash == 0 || dash < 0 && len(args) > 0 && slices.Contains(os.Args, "--") {
+		return Options{}, usagef("feed: name at least one store before --: feed [options] STORE... -- CONSUMER [ARG...]")
+	}
 	if dash < 0 || dash+1 == len(args) {
 		return Options{}, usagef("feed: name the consumer after --: feed [options] STORE... -- CONSUMER [ARG...]")
-	}
-	if dash == 0 {
-		return Options{}, usagef("feed: name at least one store before --")
 	}
 	opt := Options{
 		Consumer:  args[dash+1:],

@@ -21,6 +21,8 @@ func ParseSpec(arg string) (id, path string, err error) {
 			return "", "", fmt.Errorf("store: %q names store %s but no file; write ID=PATH", arg, name)
 		}
 		return name, p, nil
+	} else if ok && !strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("store: in %q, the id %q is not [A-Za-z0-9._-]+; write ID=PATH with such an id", arg, name)
 	}
 	if arg == "" {
 		return "", "", fmt.Errorf("store: an empty store argument; write PATH or ID=PATH")
