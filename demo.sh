@@ -23,7 +23,7 @@ step "Make a tally store: requests and bytes by status, 10 s buckets" \
 tally --provision --doc apache-combined "$work/web"
 
 step "Feed the sample log through it (each entry counted once, by its own time)" \
-	"feed --cursor web.cursor web=sample/access.log -- tally --run web"
+	"feed -q --cursor web.cursor web=sample/access.log -- tally --run web"
 feed -q --cursor "$work/web.cursor" web=sample/access.log -- tally --run "$work/web"
 
 step "What the tape says: requests per status over the five minutes" \
