@@ -361,15 +361,20 @@ func ns(clock string) int64 {
 	return v
 }
 
-func TestScanFindsABucketWhoseSealWasRemoved(t *testing.T) {
+func TestEveryCheckFailsABucketWhoseSealWasRemovedOrHasAnotherWidth(t *testing.T) {
 	tp := strings.Replace(threeBucketsTape, "seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@P4@\n", "", 1)
 	f := newFixture(t, threeBuckets, positions(threeBuckets, tp))
-	fs, err := Scan(f.load(t), DefaultBatchSize)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs := Integrity(f.load(t))
 	if len(fs) != 1 || fs[0].Line != 8 || !strings.Contains(fs[0].What, "bucket 2026-10-10T13:55:10Z has 3 series lines but no seal") {
 		t.Fatalf("want one finding on line 8, got %+v", fs)
+	}
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, "integrity: bucket 2026-10-10T13:55:10Z has 3 series lines but no seal") {
+		t.Fatalf("--against should fail on it: exit %d:\n%s", code, out)
+	}
+	wide := strings.Replace(threeBucketsTape, "seal 2026-10-10T13:55:10Z width=10s", "seal 2026-10-10T13:55:10Z width=20s", 1)
+	f = newFixture(t, threeBuckets, positions(threeBuckets, wide))
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, "integrity: seal 2026-10-10T13:55:10Z says width=20s, but the document's window is 10s") {
+		t.Fatalf("a wrong width should fail: exit %d:\n%s", code, out)
 	}
 }
 

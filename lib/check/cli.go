@@ -131,12 +131,16 @@ func (o *options) check(w io.Writer) (bool, error) {
 		return false, err
 	}
 	holds := true
+	for _, f := range Integrity(s) {
+		fmt.Fprintf(w, "integrity: %s\n", f.What)
+		holds = false
+	}
 	var derived *Derived
 	if len(o.against) > 0 {
 		if derived, err = o.derive(s); err != nil {
 			return false, err
 		}
-		holds = Compare(s, derived).print(w)
+		holds = Compare(s, derived).print(w) && holds
 	}
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):

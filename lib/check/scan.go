@@ -23,10 +23,9 @@ type Finding struct {
 // Scan looks for the old defect's signatures in the store's tape: more
 // than one line for one (bucket, series) and more than one seal for one
 // bucket (fragments, even of equal values), !late markers of exactly
-// batchSize entries, a bucket whose count metric (without where=, plus
-// its !cap) totals more than its seal's entries=, and a bucket with series
-// but no seal (tally writes a group whole, so a group without its seal was
-// cut, or its seal removed). Findings are in line order.
+// batchSize entries, and a bucket whose count metric (without where=, plus
+// its !cap) totals more than its seal's entries=. Findings are in line
+// order. (What no run of tally writes at all is Integrity's.)
 func Scan(s *Store, batchSize int64) ([]Finding, error) {
 	var fs []Finding
 	for _, d := range s.Tape.Duplicates {
@@ -50,9 +49,24 @@ func Scan(s *Store, batchSize int64) ([]Finding, error) {
 		}
 	}
 	fs = append(fs, overSealed(s, lines.seals)...)
-	fs = append(fs, unsealed(s)...)
 	slices.SortStableFunc(fs, func(a, b Finding) int { return a.Line - b.Line })
 	return fs, nil
+}
+
+// Integrity finds what no tally writes, whatever happened to it: a bucket
+// with series but no seal (a group cut short, or its seal removed), and a
+// seal whose width is not the document's window. Every check runs it.
+func Integrity(s *Store) []Finding {
+	fs := unsealed(s)
+	for start, seals := range s.Tape.Seals {
+		for _, sl := range seals {
+			if sl.Width != s.Doc.Width {
+				fs = append(fs, Finding{0, fmt.Sprintf("seal %s says width=%v, but the document's window is %v", timeText(start), sl.Width, s.Doc.Width)})
+			}
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b Finding) int { return a.Line - b.Line })
+	return fs
 }
 
 // unsealed finds buckets whose series have no seal anywhere on the tape,
