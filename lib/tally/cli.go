@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -86,6 +87,11 @@ func action(c *cli.Context, note func(string, ...any)) error {
 		return usageError{errors.New("give exactly one of --provision, --run, --try, --docs")}
 	}
 	args := c.Args().Slice()
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return usageError{fmt.Errorf("%s comes after an argument, where it is not an option; put options first: tally --provision --doc NAME DIR", a)}
+		}
+	}
 	switch {
 	case c.Bool("docs"):
 		return listDocs()
