@@ -210,20 +210,7 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 			b = append(b, r.metric...)
 			b = append(b, " gauge\n"...)
 		}
-		b = append(b, r.metric...)
-		if len(r.sorted) > 0 {
-			b = append(b, '{')
-			for j, l := range r.sorted {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, l.Name...)
-				b = append(b, '=', '"')
-				b = appendOpenMetricsValue(b, l.Value)
-				b = append(b, '"')
-			}
-			b = append(b, '}')
-		}
+		b = tape.AppendSeriesEscaped(b, r.metric, r.sorted, appendOpenMetricsValue)
 		b = append(b, ' ')
 		b = tape.AppendValue(b, r.value)
 		b = append(b, ' ')

@@ -238,6 +238,12 @@ func AppendValue(b []byte, v float64) []byte {
 // AppendSeries appends metric{name="value",...}, escaping each value, or
 // the bare metric name when there are no labels.
 func AppendSeries(b []byte, metric string, labels []Label) []byte {
+	return AppendSeriesEscaped(b, metric, labels, AppendEscaped[string])
+}
+
+// AppendSeriesEscaped is AppendSeries with the label values escaped by
+// escape instead (OpenMetrics has its own escapes).
+func AppendSeriesEscaped(b []byte, metric string, labels []Label, escape func([]byte, string) []byte) []byte {
 	b = append(b, metric...)
 	if len(labels) == 0 {
 		return b
@@ -249,7 +255,7 @@ func AppendSeries(b []byte, metric string, labels []Label) []byte {
 		}
 		b = append(b, l.Name...)
 		b = append(b, '=', '"')
-		b = AppendEscaped(b, l.Value)
+		b = escape(b, l.Value)
 		b = append(b, '"')
 	}
 	return append(b, '}')
