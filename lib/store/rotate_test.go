@@ -85,11 +85,7 @@ func TestAPartialLineCutByARotationIsOneUnterminatedSkip(t *testing.T) {
 }
 
 func TestAStoreRotatedWhileFeedWasDownIsReadFromItsRenamedFileFirst(t *testing.T) {
-	p := writeStore(t, "a\nb\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := openStore(t, "a\nb\n")
 	drain(t, r, 100, 1<<20)
 	g := r.GenAt(2)
 	r.Close()
@@ -100,7 +96,7 @@ func TestAStoreRotatedWhileFeedWasDownIsReadFromItsRenamedFileFirst(t *testing.T
 	if err := os.WriteFile(p, []byte("d\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err = Resume(p, 2, g, DefaultMaxLine)
+	r, err := Resume(p, 2, g, DefaultMaxLine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +105,7 @@ func TestAStoreRotatedWhileFeedWasDownIsReadFromItsRenamedFileFirst(t *testing.T
 }
 
 func TestAStoreReplacedWhileFeedWasDownIsRefused(t *testing.T) {
-	p := writeStore(t, "a\nb\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := openStore(t, "a\nb\n")
 	drain(t, r, 100, 1<<20)
 	g := r.GenAt(4)
 	r.Close()
@@ -127,7 +119,7 @@ func TestAStoreReplacedWhileFeedWasDownIsRefused(t *testing.T) {
 	if err := os.WriteFile(p, []byte("other\nlines\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Resume(p, 4, g, DefaultMaxLine)
+	_, err := Resume(p, 4, g, DefaultMaxLine)
 	var rep *ReplacedError
 	if !errors.As(err, &rep) || !strings.Contains(err.Error(), "--reset") {
 		t.Fatalf("Open of a replaced store: err = %v, want a ReplacedError naming --reset", err)
@@ -135,11 +127,7 @@ func TestAStoreReplacedWhileFeedWasDownIsRefused(t *testing.T) {
 }
 
 func TestAStoreRewrittenInPlaceWhileFeedWasDownIsRefused(t *testing.T) {
-	p := writeStore(t, "a\nb\n")
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := openStore(t, "a\nb\n")
 	drain(t, r, 100, 1<<20)
 	g := r.GenAt(4)
 	r.Close()
