@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -248,6 +249,9 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 		writeMarkers(w, srcs, s.view.byTape)
 		return nil
 	}
+	if err := s.knownMetrics(srcs); err != nil {
+		return err
+	}
 	kinds, err := mergeKinds(srcs, s.kindArgs)
 	if err != nil {
 		return err
@@ -274,6 +278,27 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 
 // mergeKinds gathers the metric kinds of every tape's document and --kind;
 // two tapes that disagree on a metric's kind cannot be merged.
+// knownMetrics refuses a --metric that no named tally store's document
+// defines, when every source is a tally store (a bare tape's metrics are
+// not known beforehand): an empty table would say nothing of the typo.
+func (s *settings) knownMetrics(srcs []*source) error {
+	defined := map[string]bool{}
+	for _, src := range srcs {
+		if src.kinds == nil {
+			return nil
+		}
+		for m := range src.kinds {
+			defined[m] = true
+		}
+	}
+	for _, m := range s.opt.Metrics {
+		if !defined[m] {
+			return usageError{fmt.Errorf("tgread: --metric %s is not a metric of the document (%s)", m, strings.Join(slices.Sorted(maps.Keys(defined)), ", "))}
+		}
+	}
+	return nil
+}
+
 func mergeKinds(srcs []*source, args map[string]doc.MetricKind) (map[string]doc.MetricKind, error) {
 	kinds := map[string]doc.MetricKind{}
 	from := map[string]string{}

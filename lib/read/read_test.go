@@ -299,3 +299,14 @@ func TestControlBytesInLabelValuesCannotReachTheTerminal(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+func TestAMetricNoDocumentDefinesIsAUsageError(t *testing.T) {
+	a := store(t, filepath.Join(t.TempDir(), "a"), "2026-10-10T13:55:30Z requests{status=\"200\"} 5\n")
+	r := tgread(t, "", "--metric", "request", a)
+	if r.code != 2 || !strings.Contains(r.stderr, "tgread: --metric request is not a metric of the document (big, requests, small)") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := tgread(t, "2026-10-10T13:55:30Z requests 5\n", "--metric", "request", "-"); r.code != 0 {
+		t.Fatalf("on a bare tape the metrics are not known beforehand: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
