@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/atomicfile"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -139,49 +139,8 @@ func (c Marks) Format() []byte {
 
 // Save writes c to path atomically.
 func (c Marks) Save(path string) error {
-	if err := writeAtomic(path, c.Format()); err != nil {
+	if err := atomicfile.WriteFile(path, c.Format()); err != nil {
 		return fmt.Errorf("cursor: cannot save %s: %w", path, err)
 	}
 	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	// A temp file left by a crash may have another mode; start afresh so that
-	// O_CREATE's 0644 (less the umask) applies.
-	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -3,6 +3,7 @@ package tally
 import (
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,7 @@ func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved strin
 			return "", err
 		}
 	}
-	if err := writeAtomic(filepath.Join(dir, documentFile), d.Text); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, documentFile), d.Text); err != nil {
 		return moved, err
 	}
 	f, err := os.OpenFile(tp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -59,7 +60,7 @@ func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved strin
 		f.Close()
 		return moved, err
 	}
-	return moved, errors.Join(f.Close(), syncDir(dir))
+	return moved, errors.Join(f.Close(), atomicfile.SyncDir(dir))
 }
 
 // loadDocument reads the store's frozen document.
@@ -98,43 +99,4 @@ func lock(dir string) (*os.File, error) {
 		f.WriteAt([]byte(info), 0)
 	}
 	return f, nil
-}
-
-// writeAtomic replaces path with data: a temporary file, fsync, rename,
-// fsync of the directory.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644 &^ umask()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := errors.Join(tmp.Sync(), tmp.Close()); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func umask() os.FileMode {
-	m := syscall.Umask(0)
-	syscall.Umask(m)
-	return os.FileMode(m)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	return errors.Join(d.Sync(), d.Close())
 }
