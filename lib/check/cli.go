@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/command"
 	"io"
 	"os"
 	"slices"
@@ -46,7 +47,7 @@ func Main() int {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	holds := true
-	app := &cli.App{
+	app := command.Conventions(&cli.App{
 		Name:                 "tgcheck",
 		Usage:                "prove a tally store's tape adds up",
 		UsageText:            "tgcheck [--entries N] [--against STORE]... [--scan] [--strict] [--batch-size N] TALLYSTORE",
@@ -62,10 +63,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
 			&cli.Int64Flag{Name: "batch-size", Value: DefaultBatchSize, Usage: "the old follower's batch size, for --scan"},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return fmt.Errorf("tgcheck: %v; see tgcheck --help", err)
-		},
-		ExitErrHandler: func(*cli.Context, error) {},
 		Action: func(c *cli.Context) error {
 			o, err := parseOptions(c)
 			if err != nil {
@@ -74,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			holds, err = o.check(stdout)
 			return err
 		},
-	}
+	})
 	if err := app.Run(args); err != nil {
 		// Every error is a bad command line or input that cannot be read:
 		// the checks could not be made, which is never a pass.

@@ -1,8 +1,8 @@
 package feed
 
 import (
-	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/command"
 	"os"
 	"os/signal"
 	"slices"
@@ -12,15 +12,6 @@ import (
 	"github.com/timbertally/timbertally/lib/store"
 	"github.com/urfave/cli/v2"
 )
-
-// usageError is a bad command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return usageError{fmt.Sprintf(format, args...)}
-}
 
 const description = `feed follows append-only stores and hands their entries, in batches, to a
 consumer it starts itself (argv, no shell), over the line protocol on the
@@ -38,7 +29,7 @@ Example:
 // Main runs the feed command line on os.Args and returns its exit status.
 func Main() int {
 	var status int
-	app := &cli.App{
+	app := command.Conventions(&cli.App{
 		Name:            "feed",
 		Usage:           "follow stores and hand their entries to a consumer",
 		UsageText:       "feed [options] STORE... -- CONSUMER [ARG...]\n   (STORE is PATH or ID=PATH)",
@@ -48,10 +39,6 @@ func Main() int {
 		// feed --generate-bash-completion lists the flags for a shell's
 		// completion script.
 		EnableBashCompletion: true,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usagef("feed: %v; see feed --help", err)
-		},
-		ExitErrHandler: func(*cli.Context, error) {},
 		Action: func(c *cli.Context) error {
 			opt, err := options(c)
 			if err != nil {
@@ -63,11 +50,10 @@ func Main() int {
 			status, err = Run(opt, signals)
 			return err
 		},
-	}
+	})
 	err := app.Run(os.Args)
-	var ue usageError
 	switch {
-	case errors.As(err, &ue):
+	case command.IsUsage(err):
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	case err != nil:
@@ -100,10 +86,10 @@ func options(c *cli.Context) (Options, error) {
 	// "feed -q -- tally ..." arrives without it: no store was named (Main
 	// parses os.Args).
 	if dash == 0 || dash < 0 && len(args) > 0 && slices.Contains(os.Args, "--") {
-		return Options{}, usagef("feed: name at least one store before --: feed [options] STORE... -- CONSUMER [ARG...]")
+		return Options{}, command.Usagef("feed: name at least one store before --: feed [options] STORE... -- CONSUMER [ARG...]")
 	}
 	if dash < 0 || dash+1 == len(args) {
-		return Options{}, usagef("feed: name the consumer after --: feed [options] STORE... -- CONSUMER [ARG...]")
+		return Options{}, command.Usagef("feed: name the consumer after --: feed [options] STORE... -- CONSUMER [ARG...]")
 	}
 	opt := Options{
 		Consumer:  args[dash+1:],
@@ -124,28 +110,28 @@ func options(c *cli.Context) (Options, error) {
 	case "end":
 		opt.FromEnd = true
 	default:
-		return Options{}, usagef("feed: --from is start or end, not %q", c.String("from"))
+		return Options{}, command.Usagef("feed: --from is start or end, not %q", c.String("from"))
 	}
 	switch {
 	case opt.BatchSize < 1:
-		return Options{}, usagef("feed: --batch-size must be at least 1, not %d", opt.BatchSize)
+		return Options{}, command.Usagef("feed: --batch-size must be at least 1, not %d", opt.BatchSize)
 	case opt.Max < 0:
-		return Options{}, usagef("feed: --max must be 0 (no limit) or more, not %d", opt.Max)
+		return Options{}, command.Usagef("feed: --max must be 0 (no limit) or more, not %d", opt.Max)
 	case opt.MaxLine < 1:
-		return Options{}, usagef("feed: --max-line must be at least 1 byte, not %d", opt.MaxLine)
+		return Options{}, command.Usagef("feed: --max-line must be at least 1 byte, not %d", opt.MaxLine)
 	case opt.IdleTick <= 0:
-		return Options{}, usagef("feed: --idle-tick must be positive, not %v", opt.IdleTick)
+		return Options{}, command.Usagef("feed: --idle-tick must be positive, not %v", opt.IdleTick)
 	case opt.Stall < 0:
-		return Options{}, usagef("feed: --stall must be 0 (never) or positive, not %v", opt.Stall)
+		return Options{}, command.Usagef("feed: --stall must be 0 (never) or positive, not %v", opt.Stall)
 	}
 	seen := map[string]bool{}
 	for _, arg := range args[:dash] {
 		id, path, err := store.ParseSpec(arg)
 		if err != nil {
-			return Options{}, usagef("feed: %v", err)
+			return Options{}, command.Usagef("feed: %v", err)
 		}
 		if seen[id] {
-			return Options{}, usagef("feed: two stores are named %s; name them ID=PATH", id)
+			return Options{}, command.Usagef("feed: two stores are named %s; name them ID=PATH", id)
 		}
 		seen[id] = true
 		opt.Stores = append(opt.Stores, Store{ID: id, Path: path})

@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/command"
 	"io"
 	"maps"
 	"os"
@@ -36,9 +37,6 @@ func Main() int {
 	tty := isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd())
 	return run(os.Args, os.Stdin, os.Stdout, os.Stderr, tty, time.Now())
 }
-
-// usageError is a bad command line: exit status 2.
-type usageError struct{ error }
 
 const description = `Resolves tally tapes: one value per (bucket, series), the last line for a
 pair winning, and prints them. A TALLYSTORE is a directory made by tally
@@ -75,7 +73,7 @@ Examples:
    tgread --format svg --metric bytes web > bytes.svg`
 
 func app(stdout, stderr io.Writer, settings *settings) *cli.App {
-	return &cli.App{
+	return command.Conventions(&cli.App{
 		Name:            "tgread",
 		Usage:           "resolve tally tapes and print their metrics",
 		UsageText:       "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
@@ -86,10 +84,6 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 		// --generate-bash-completion lists the flags for the scripts in
 		// deploy/completion (docs/completion.md).
 		EnableBashCompletion: true,
-		ExitErrHandler:       func(*cli.Context, error) {}, // run maps errors to exit statuses
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{fmt.Errorf("tgread: %v; see tgread --help", err)}
-		},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table, tsv, csv, json, tape, openmetrics or svg (default: table on a terminal, else tsv)"},
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "only these metrics (repeat, or a comma list)"},
@@ -103,7 +97,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
-	}
+	})
 }
 
 // settings is a parsed command line.
@@ -131,31 +125,31 @@ func (s *settings) parse(c *cli.Context) error {
 		}
 	}
 	if _, ok := formats[s.format]; !ok {
-		return usageError{fmt.Errorf("tgread: --format %s is not one of %s", s.format, strings.Join(formatNames(), ", "))}
+		return command.Usagef("tgread: --format %s is not one of %s", s.format, strings.Join(formatNames(), ", "))
 	}
 	if m := c.StringSlice("metric"); len(m) > 0 {
 		s.opt.Metrics = m
 	}
 	var err error
 	if s.opt.From, err = parseTime(c.String("from"), s.now); err != nil {
-		return usageError{fmt.Errorf("tgread: --from %v", err)}
+		return command.Usagef("tgread: --from %v", err)
 	}
 	if s.opt.To, err = parseTime(c.String("to"), s.now); err != nil {
-		return usageError{fmt.Errorf("tgread: --to %v", err)}
+		return command.Usagef("tgread: --to %v", err)
 	}
 	if s.view.step = c.Duration("step"); s.view.step < 0 || (s.view.step == 0 && c.IsSet("step")) {
-		return usageError{fmt.Errorf("tgread: --step %v is not a step; give one such as 1m", s.view.step)}
+		return command.Usagef("tgread: --step %v is not a step; give one such as 1m", s.view.step)
 	}
 	if c.IsSet("from") && c.IsSet("to") && !s.opt.From.Before(s.opt.To) {
-		return usageError{fmt.Errorf("tgread: --from %s is not before --to %s: the range holds no bucket", c.String("from"), c.String("to"))}
+		return command.Usagef("tgread: --from %s is not before --to %s: the range holds no bucket", c.String("from"), c.String("to"))
 	}
 	if s.kindArgs, err = parseKinds(c.StringSlice("kind")); err != nil {
-		return usageError{err}
+		return command.Usage(err)
 	}
 	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
 	s.plot, s.width = c.Bool("plot"), c.Int("width")
 	if s.plot && (c.IsSet("format") || s.markers) {
-		return usageError{errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot")}
+		return command.Usage(errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot"))
 	}
 	s.names = c.Args().Slice()
 	if len(s.names) == 0 {
@@ -168,7 +162,7 @@ func (s *settings) parse(c *cli.Context) error {
 		}
 	}
 	if stdins > 1 {
-		return usageError{errors.New("tgread: stdin (-) is named more than once; name it once")}
+		return command.Usage(errors.New("tgread: stdin (-) is named more than once; name it once"))
 	}
 	return nil
 }
@@ -205,31 +199,23 @@ func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now time.Time) int {
 	s := &settings{now: now, tty: tty}
-	if err := app(stdout, stderr, s).Run(args); err != nil {
-		fmt.Fprintln(stderr, err)
-		var u usageError
-		if errors.As(err, &u) {
-			return 2
+	err := app(stdout, stderr, s).Run(args)
+	if err == nil && s.parsed { // not --help
+		w := bufio.NewWriterSize(stdout, 64<<10)
+		err = s.print(w, stdin, stderr)
+		if ferr := w.Flush(); err == nil && ferr != nil {
+			err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
 		}
-		return 1
 	}
-	if !s.parsed {
-		return 0 // --help
-	}
-	w := bufio.NewWriterSize(stdout, 64<<10)
-	err := s.print(w, stdin, stderr)
-	if ferr := w.Flush(); err == nil && ferr != nil {
-		err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
-	}
-	if err != nil {
+	switch {
+	case err == nil:
+		return 0
+	case command.IsUsage(err):
 		fmt.Fprintln(stderr, err)
-		var u usageError
-		if errors.As(err, &u) {
-			return 2
-		}
-		return 1
+		return 2
 	}
-	return 0
+	fmt.Fprintln(stderr, err)
+	return 1
 }
 
 // print resolves every tape named and writes what --format and --markers ask.
@@ -258,7 +244,7 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 	}
 	s.view.kinds = kinds
 	if err := s.view.checkStep(srcs); err != nil {
-		return usageError{err}
+		return command.Usage(err)
 	}
 	rows, err := s.view.rows(srcs)
 	if err != nil {
@@ -293,7 +279,7 @@ func (s *settings) knownMetrics(srcs []*source) error {
 	}
 	for _, m := range s.opt.Metrics {
 		if !defined[m] {
-			return usageError{fmt.Errorf("tgread: --metric %s is not a metric of the document (%s)", m, strings.Join(slices.Sorted(maps.Keys(defined)), ", "))}
+			return command.Usagef("tgread: --metric %s is not a metric of the document (%s)", m, strings.Join(slices.Sorted(maps.Keys(defined)), ", "))
 		}
 	}
 	return nil

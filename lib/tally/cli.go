@@ -19,8 +19,8 @@
 package tally
 
 import (
-	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/command"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -30,15 +30,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// usageError is a command-line mistake: exit status 2.
-type usageError struct{ error }
-
 // Main runs the tally command line on os.Args and returns its exit status.
 func Main() int {
 	note := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "tally: "+format+"\n", args...)
 	}
-	app := &cli.App{
+	app := command.Conventions(&cli.App{
 		Name:  "tally",
 		Usage: "bucket log entries by their own time into a tally store's tape",
 		UsageText: `tally --provision --doc NAME|PATH [--replace] DIR
@@ -59,17 +56,14 @@ func Main() int {
 			&cli.StringFlag{Name: "doc", Usage: "a built-in document `NAME` or a document PATH"},
 			&cli.BoolFlag{Name: "replace", Usage: "with --provision: start a new tape, keeping the old one as tape.replaced.TIME"},
 		},
-		Action:         func(c *cli.Context) error { return action(c, note) },
-		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
-		ExitErrHandler: func(*cli.Context, error) {},
-	}
+		Action: func(c *cli.Context) error { return action(c, note) },
+	})
 	err := app.Run(os.Args)
-	var u usageError
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &u):
-		note("%v; see tally --help", err)
+	case command.IsUsage(err):
+		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	note("%v", err)
@@ -84,12 +78,12 @@ func action(c *cli.Context, note func(string, ...any)) error {
 		}
 	}
 	if modes != 1 {
-		return usageError{errors.New("give exactly one of --provision, --run, --try, --docs")}
+		return command.Usagef("tally: give exactly one of --provision, --run, --try, --docs; see tally --help")
 	}
 	args := c.Args().Slice()
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") && a != "-" {
-			return usageError{fmt.Errorf("%s comes after an argument, where it is not an option; put options first: tally --provision --doc NAME DIR", a)}
+			return command.Usagef("tally: %s comes after an argument, where it is not an option; put options first: tally --provision --doc NAME DIR; see tally --help", a)
 		}
 	}
 	switch {
@@ -103,7 +97,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 		return try(d, args, os.Stdin, os.Stdout, note)
 	}
 	if len(args) != 1 {
-		return usageError{errors.New("name one tally store DIR")}
+		return command.Usagef("tally: name one tally store DIR; see tally --help")
 	}
 	if c.Bool("run") {
 		return run(args[0], os.Stdin, os.Stdout, note)
@@ -121,7 +115,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 
 func needDoc(c *cli.Context) (*doc.Doc, error) {
 	if c.String("doc") == "" {
-		return nil, usageError{errors.New("--doc NAME|PATH is required (tally --docs lists the built-in ones)")}
+		return nil, command.Usagef("tally: --doc NAME|PATH is required (tally --docs lists the built-in ones); see tally --help")
 	}
 	return doc.Load(c.String("doc"))
 }
