@@ -136,6 +136,13 @@ func (r *Roller) AddStore(id string, pos int64) int {
 	return len(r.stores) - 1
 }
 
+// Processed returns the end of the last entry or skip of store st
+// processed (its resume position before any): where its next one starts.
+func (r *Roller) Processed(st int) int64 { return r.stores[st].processed }
+
+// Ended reports whether store st has ended in this run.
+func (r *Roller) Ended(st int) bool { return r.stores[st].ended }
+
 // Take returns the tape bytes produced since the last call; the caller
 // writes them before calling the Roller again.
 func (r *Roller) Take() []byte {

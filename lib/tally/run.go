@@ -28,8 +28,6 @@ type consumer struct {
 	rep    *reporter
 	sync   *syncer
 	ids    map[string]int
-	next   []int64 // per store: the position its next batch or skip must start at
-	ended  []bool
 	safe   []int64
 	note   func(string, ...any)
 }
@@ -54,9 +52,13 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 		note("cut %d bytes of a torn last record group from the tape (a crash or a full disk in the middle of an append); its entries are replayed from feed's cursor", len(torn))
 	}
 	c := &consumer{dir: dir, in: bufio.NewReaderSize(in, 1<<20), tape: tw, rep: newReporter(out), ids: map[string]int{}, note: note}
-	resume, first, err := c.readStores()
+	stores, first, err := c.readStores()
 	if err != nil {
 		return err
+	}
+	resume := make(map[string]int64, len(stores))
+	for _, p := range stores {
+		resume[p.ID] = p.Pos
 	}
 	known := bucket.NewKnown(resume)
 	err = tape.ScanBack(tw.File(), tw.Size(), func(r *tape.Record, _ int64) bool {
@@ -69,10 +71,10 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if c.roller, err = bucket.New(d, known); err != nil {
 		return err
 	}
-	for i, id := range c.rep.ids {
-		c.roller.AddStore(id, c.next[i])
+	for _, p := range stores {
+		c.roller.AddStore(p.ID, p.Pos)
 	}
-	c.safe = make([]int64, len(c.next))
+	c.safe = make([]int64, len(stores))
 	c.sync = newSyncer(tw, c.rep)
 	err = c.loop(first)
 	if serr := c.sync.stop(); err == nil {
@@ -88,9 +90,9 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	return c.rep.durable(c.safe)
 }
 
-// readStores reads "feed v=1" and the store lines, and returns the resume
-// positions and the first line after them.
-func (c *consumer) readStores() (map[string]int64, []byte, error) {
+// readStores reads "feed v=1" and the store lines, and returns the stores
+// with their resume positions, in order, and the first line after them.
+func (c *consumer) readStores() ([]tape.Pos, []byte, error) {
 	line, err := c.line()
 	if err != nil {
 		return nil, nil, fmt.Errorf("no input: run tally --run under feed (feed STORE... -- tally --run %s)", c.dir)
@@ -102,11 +104,11 @@ func (c *consumer) readStores() (map[string]int64, []byte, error) {
 	if h.V != protocol.Version {
 		return nil, nil, fmt.Errorf("feed speaks protocol v=%s; this tally speaks v=%s: use a feed and tally of the same release", h.V, protocol.Version)
 	}
-	resume := map[string]int64{}
+	var stores []tape.Pos
 	for {
 		line, err := c.line()
 		if err == io.EOF {
-			return resume, nil, nil
+			return stores, nil, nil
 		}
 		if err != nil {
 			return nil, nil, err
@@ -119,16 +121,14 @@ func (c *consumer) readStores() (map[string]int64, []byte, error) {
 			continue // versions are additive: a line this tally does not know is not for it
 		}
 		if h.Kind != protocol.KindStore {
-			return resume, line, nil
+			return stores, line, nil
 		}
 		if _, dup := c.ids[h.ID]; dup {
 			return nil, nil, fmt.Errorf("store %s is declared twice", h.ID)
 		}
-		c.ids[h.ID] = len(c.next)
-		c.next = append(c.next, h.Offset)
-		c.ended = append(c.ended, false)
+		c.ids[h.ID] = len(stores)
 		c.rep.add(h.ID, h.Offset)
-		resume[h.ID] = h.Offset
+		stores = append(stores, tape.Pos{ID: h.ID, Pos: h.Offset})
 	}
 }
 
@@ -180,22 +180,21 @@ func (c *consumer) handle(m *message) error {
 	}
 	switch h.Kind {
 	case protocol.KindBatch:
-		if err := c.advance(st, h.Offset, h.End, m.line); err != nil {
+		if err := c.contiguous(st, h.Offset, m.line); err != nil {
 			return err
 		}
 		c.entries(st, h.Offset, m.body)
 	case protocol.KindSkip:
-		if err := c.advance(st, h.Offset, h.End, m.line); err != nil {
+		if err := c.contiguous(st, h.Offset, m.line); err != nil {
 			return err
 		}
 		c.roller.Skip(st, h.Offset, h.End, h.Reason)
 	case protocol.KindIdle:
 		c.roller.Idle(st, time.Duration(h.QuietMS)*time.Millisecond)
 	case protocol.KindEnd:
-		if c.ended[st] {
+		if c.roller.Ended(st) {
 			return fmt.Errorf("%q: store %s has ended already", m.line, h.ID)
 		}
-		c.ended[st] = true
 		c.roller.End(st)
 	}
 	return c.flush()
@@ -211,16 +210,16 @@ func (c *consumer) entries(st int, pos int64, b []byte) {
 	}
 }
 
-// advance checks that [offset, end) continues store st where its last
-// batch or skip ended, so every entry's position is known.
-func (c *consumer) advance(st int, offset, end int64, line string) error {
-	if c.ended[st] {
+// contiguous checks that a batch or skip at offset continues store st where
+// its last one ended (the roller's processed position), so every entry's
+// position is known.
+func (c *consumer) contiguous(st int, offset int64, line string) error {
+	if c.roller.Ended(st) {
 		return fmt.Errorf("%q comes after end id=%s", line, c.rep.ids[st])
 	}
-	if offset != c.next[st] {
-		return fmt.Errorf("%q starts at %d, but store %s continues at %d: batches of a store must be contiguous", line, offset, c.rep.ids[st], c.next[st])
+	if next := c.roller.Processed(st); offset != next {
+		return fmt.Errorf("%q starts at %d, but store %s continues at %d: batches of a store must be contiguous", line, offset, c.rep.ids[st], next)
 	}
-	c.next[st] = end
 	return nil
 }
 
@@ -245,8 +244,8 @@ func (c *consumer) flush() error {
 // appends the end record; interrupted seals nothing.
 func (c *consumer) finish() error {
 	complete := true
-	for _, e := range c.ended {
-		complete = complete && e
+	for st := range c.safe {
+		complete = complete && c.roller.Ended(st)
 	}
 	if complete {
 		c.roller.Complete()
