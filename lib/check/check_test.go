@@ -259,10 +259,7 @@ seal 2026-10-10T13:55:00Z width=10s entries=512 at=web1:2000
 seal 2026-10-10T13:55:10Z width=10s entries=8 at=web1:3200
 `
 	f := newFixture(t, nil, tp)
-	fs, err := Scan(f.load(t), DefaultBatchSize)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs := Scan(f.load(t), DefaultBatchSize)
 	var lines []int
 	for _, x := range fs {
 		lines = append(lines, x.Line)

@@ -154,11 +154,7 @@ func (o *options) check(w io.Writer) (bool, error) {
 		holds = printStrict(w, s.Tape) && holds
 	}
 	if o.scan {
-		fs, err := Scan(s, o.batchSize)
-		if err != nil {
-			return false, err
-		}
-		holds = printFindings(w, fs, s.TapePath) && holds
+		holds = printFindings(w, Scan(s, o.batchSize), s.TapePath) && holds
 	}
 	return holds, nil
 }

@@ -1,10 +1,8 @@
 package check
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/timbertally/timbertally/lib/tape"
@@ -26,17 +24,13 @@ type Finding struct {
 // batchSize entries, and a bucket whose count metric (without where=, plus
 // its !cap) totals more than its seal's entries=. Findings are in line
 // order. (What no run of tally writes at all is Integrity's.)
-func Scan(s *Store, batchSize int64) ([]Finding, error) {
+func Scan(s *Store, batchSize int64) []Finding {
 	var fs []Finding
 	for _, d := range s.Tape.Duplicates {
 		fs = append(fs, Finding{d.Line, fmt.Sprintf("%s %s again (line %d had %s, this one %s): a fragment",
 			timeText(d.Start), d.Series.Text, d.OldLine, valueText(d.Old), valueText(d.New))})
 	}
-	lines, err := recordLines(s.TapePath)
-	if err != nil {
-		return nil, err
-	}
-	for start, ls := range lines.seals {
+	for start, ls := range s.Tape.SealLines {
 		for _, n := range ls[1:] {
 			fs = append(fs, Finding{n, fmt.Sprintf("seal %s again (%d seals for the bucket, first on line %d): the bucket was written in fragments",
 				timeText(start), len(ls), ls[0])})
@@ -44,13 +38,13 @@ func Scan(s *Store, batchSize int64) ([]Finding, error) {
 	}
 	for i, m := range s.Tape.Markers {
 		if m.Kind == tape.Late && m.Count == batchSize {
-			fs = append(fs, Finding{lines.markers[i], fmt.Sprintf("!late %s count=%d: exactly a batch of the old follower (--batch-size %d), displaced whole",
+			fs = append(fs, Finding{s.Tape.MarkerLine[i], fmt.Sprintf("!late %s count=%d: exactly a batch of the old follower (--batch-size %d), displaced whole",
 				timeText(m.Start), m.Count, batchSize)})
 		}
 	}
-	fs = append(fs, overSealed(s, lines.seals)...)
+	fs = append(fs, overSealed(s)...)
 	slices.SortStableFunc(fs, func(a, b Finding) int { return a.Line - b.Line })
-	return fs, nil
+	return fs
 }
 
 // Integrity finds what no tally writes, whatever happened to it: a bucket
@@ -59,9 +53,9 @@ func Scan(s *Store, batchSize int64) ([]Finding, error) {
 func Integrity(s *Store) []Finding {
 	fs := unsealed(s)
 	for start, seals := range s.Tape.Seals {
-		for _, sl := range seals {
+		for i, sl := range seals {
 			if sl.Width != s.Doc.Width {
-				fs = append(fs, Finding{0, fmt.Sprintf("seal %s says width=%v, but the document's window is %v", timeText(start), sl.Width, s.Doc.Width)})
+				fs = append(fs, Finding{s.Tape.SealLines[start][i], fmt.Sprintf("seal %s says width=%v, but the document's window is %v", timeText(start), sl.Width, s.Doc.Width)})
 			}
 		}
 	}
@@ -91,7 +85,7 @@ func unsealed(s *Store) []Finding {
 
 // overSealed finds buckets where a count metric without where= (with its
 // !cap) totals more entries than the bucket's last seal says it holds.
-func overSealed(s *Store, sealLines map[int64][]int) []Finding {
+func overSealed(s *Store) []Finding {
 	view := viewBuckets(s.Tape)
 	var fs []Finding
 	for start, seals := range s.Tape.Seals {
@@ -105,52 +99,13 @@ func overSealed(s *Store, sealLines map[int64][]int) []Finding {
 				}
 			}
 			if total > entries {
-				ls := sealLines[start]
+				ls := s.Tape.SealLines[start]
 				fs = append(fs, Finding{ls[len(ls)-1], fmt.Sprintf("bucket %s: %s totals %d (with !cap) but its seal says entries=%d",
 					timeText(start), name, total, entries)})
 			}
 		}
 	}
 	return fs
-}
-
-// lineNumbers holds the tape lines of each bucket's seals and of each
-// marker, in tape order (the order of tape.Resolved.Markers).
-type lineNumbers struct {
-	seals   map[int64][]int
-	markers []int
-}
-
-// recordLines finds the lines of the seals and markers. tape.Resolved keeps
-// records, not their lines, so this is a second, cheap pass: series lines,
-// nearly all of a tape, are skipped unparsed.
-func recordLines(path string) (*lineNumbers, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("tgcheck: cannot read the tape: %v", err)
-	}
-	defer f.Close()
-	r := tape.NewReader(f)
-	ln := &lineNumbers{seals: map[int64][]int{}}
-	for {
-		line, err := r.ReadLine()
-		if errors.Is(err, io.EOF) {
-			return ln, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("tgcheck: %s: %v", path, err)
-		}
-		switch {
-		case len(line) > 0 && line[0] == '!':
-			ln.markers = append(ln.markers, r.Line())
-		case len(line) > 0 && line[0] == 's':
-			rec, err := tape.Parse(line)
-			if err != nil {
-				return nil, fmt.Errorf("tgcheck: %s: %v", path, &tape.LineError{Line: r.Line(), Err: err})
-			}
-			ln.seals[rec.Start] = append(ln.seals[rec.Start], r.Line())
-		}
-	}
 }
 
 // printFindings writes the findings and reports whether there were none.

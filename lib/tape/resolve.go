@@ -72,7 +72,9 @@ type Totals struct {
 type Resolved struct {
 	Points     []Point
 	Seals      map[int64][]Record // bucket start: its seal lines, in tape order
+	SealLines  map[int64][]int    // bucket start: the line numbers of its seals
 	Markers    []Record           // !late, !drop, !cap in tape order
+	MarkerLine []int              // the line number of each of Markers
 	Totals     map[Kind]Totals    // per marker kind
 	End        *Record            // the last end record, nil while the tape is open
 	Duplicates []Dup              // when Options.OnDuplicate is nil
@@ -140,7 +142,7 @@ func NewResolver(opt Options) *Resolver {
 		to:     maxNS,
 		ids:    map[string]int32{},
 		points: map[pair]value{},
-		res:    Resolved{Seals: map[int64][]Record{}, Totals: map[Kind]Totals{}},
+		res:    Resolved{Seals: map[int64][]Record{}, SealLines: map[int64][]int{}, Totals: map[Kind]Totals{}},
 	}
 	if opt.Metrics != nil {
 		rv.metrics = map[string]bool{}
@@ -192,11 +194,12 @@ func (rv *Resolver) add(line []byte, n int) error {
 	case Seal:
 		if rv.inRange(rec.Start) {
 			rv.res.Seals[rec.Start] = append(rv.res.Seals[rec.Start], rec)
+			rv.res.SealLines[rec.Start] = append(rv.res.SealLines[rec.Start], n)
 		}
 	case End:
 		rv.res.End = &rec
 	case Late, Drop, Cap:
-		rv.addMarker(rec)
+		rv.addMarker(rec, n)
 	}
 	return nil
 }
@@ -287,7 +290,7 @@ func (rv *Resolver) addPoint(start int64, id int32, v float64, n int) {
 	rv.points[k] = value{v, n}
 }
 
-func (rv *Resolver) addMarker(rec Record) {
+func (rv *Resolver) addMarker(rec Record, n int) {
 	if rec.Kind != Drop && !rv.inRange(rec.Start) {
 		return
 	}
@@ -295,6 +298,7 @@ func (rv *Resolver) addMarker(rec Record) {
 		return
 	}
 	rv.res.Markers = append(rv.res.Markers, rec)
+	rv.res.MarkerLine = append(rv.res.MarkerLine, n)
 	t := rv.res.Totals[rec.Kind]
 	t.Markers++
 	t.Entries += rec.Count

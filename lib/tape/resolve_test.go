@@ -63,6 +63,11 @@ func TestResolveKeepsTheLastLineOfEachPairAndReportsDuplicates(t *testing.T) {
 	if len(res.Markers) != 3 || res.Totals[Late] != (Totals{1, 3}) || res.Totals[Cap] != (Totals{1, 17}) || res.Totals[Drop] != (Totals{1, 1}) {
 		t.Errorf("markers %v, totals %v", res.Markers, res.Totals)
 	}
+	t30, _ := ParseTime("2026-10-10T13:55:30Z")
+	t40, _ := ParseTime("2026-10-10T13:55:40Z")
+	if fmt.Sprint(res.MarkerLine) != "[5 9 11]" || fmt.Sprint(res.SealLines[t30], res.SealLines[t40]) != "[4] [10]" {
+		t.Errorf("marker lines %v, seal lines %v, want markers on 5 9 11 and seals on 4 and 10", res.MarkerLine, res.SealLines)
+	}
 }
 
 func TestResolveFiltersMetricsAndTimesWhileStreaming(t *testing.T) {
