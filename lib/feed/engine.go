@@ -73,7 +73,9 @@ type feeder struct {
 	pending  int64 // entries in prepared chunks, for --max
 	turn     int   // round robin start
 	hdr      []byte
-	w        *writer // the consumer's stdin, for batches
+	w        *writer // the consumer's stdin
+	wk       *waker  // wakes the loop's ppoll: a signal, the consumer's exit
+	fds      [3]pollFd
 	cur      cursor.Marks
 	saved    []int64 // offsets in the cursor file
 	offs     []int64 // scratch
@@ -96,19 +98,21 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 		return 1, err
 	}
 	defer f.closeStores()
-	if err := f.saveStart(); err != nil {
+	err := f.saveStart()
+	if err != nil {
 		return 1, err
 	}
+	if f.wk, err = newWaker(); err != nil {
+		return 1, fmt.Errorf("feed: %w", err)
+	}
+	defer f.wk.close()
 	con, err := startConsumer(opt.Consumer)
 	if err != nil {
 		return 1, err
 	}
+	defer syscall.Close(con.rep)
 	f.con = con
-	if f.w, err = newWriter(con.in); err != nil {
-		con.stop()
-		return 1, fmt.Errorf("feed: %w", err)
-	}
-	go f.led.read(con.out)
+	f.w = &writer{fd: con.in, wait: f.waitWritable}
 	go f.watch(signals)
 	err = f.loop()
 	f.prog.clear()
@@ -173,16 +177,45 @@ func (f *feeder) closeStores() {
 	}
 }
 
-// watch turns a signal into an interrupt: it unblocks a write stuck on a
-// consumer that does not read, and wakes the loop.
+// watch turns a signal into an interrupt: it wakes the loop, also out of a
+// write stuck on a consumer that does not read.
 func (f *feeder) watch(signals <-chan os.Signal) {
 	sig, ok := <-signals
 	if !ok {
 		return
 	}
 	f.signal.Store(sig)
-	f.con.in.SetWriteDeadline(time.Now())
-	f.led.notify()
+	f.wk.wake()
+}
+
+// wait blocks until a report arrives, the waker is woken, the consumer's
+// stdin has room (writing) or d passes (d < 0: no limit), then pumps the
+// reports in.
+func (f *feeder) wait(d time.Duration, writing bool) {
+	fds := append(f.fds[:0], pollFd{fd: int32(f.wk.r), events: pollIn})
+	if _, eof := f.led.status(); !eof {
+		fds = append(fds, pollFd{fd: int32(f.con.rep), events: pollIn})
+	}
+	if writing {
+		fds = append(fds, pollFd{fd: int32(f.con.in), events: pollOut})
+	}
+	ppoll(fds, d)
+	f.wk.clear()
+	f.led.pump(f.con.rep)
+}
+
+// errAbandoned stops a write that waits on a full pipe: an interrupt, or a
+// consumer that broke the protocol (and may never read again).
+var errAbandoned = errors.New("feed: write abandoned")
+
+// waitWritable is the writer's wait: reports keep being read meanwhile, so
+// a consumer blocked writing them cannot deadlock against feed.
+func (f *feeder) waitWritable() error {
+	f.wait(-1, true)
+	if err, _ := f.led.status(); err != nil || f.signal.Load() != nil {
+		return errAbandoned
+	}
+	return nil
 }
 
 // loop sends until every store ended (one-shot), or an interrupt or error.
@@ -195,8 +228,6 @@ func (f *feeder) loop() error {
 	if err := f.write(b); err != nil {
 		return err
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
 	for {
 		if err := f.check(); err != nil {
 			return err
@@ -219,15 +250,11 @@ func (f *feeder) loop() error {
 		if sent || polled {
 			continue
 		}
-		var fire <-chan time.Time
+		d := time.Duration(-1)
 		if due, ok := f.nextDue(now); ok {
-			timer.Reset(due.Sub(now))
-			fire = timer.C
+			d = max(due.Sub(now), 0)
 		}
-		select {
-		case <-f.led.wake:
-		case <-fire:
-		}
+		f.wait(d, false)
 	}
 }
 
@@ -236,6 +263,7 @@ func (f *feeder) check() error {
 	if f.signal.Load() != nil {
 		return errInterrupted
 	}
+	f.led.pump(f.con.rep)
 	if f.opt.Max > 0 && f.sent >= f.opt.Max {
 		return errMax
 	}
@@ -247,7 +275,7 @@ func (f *feeder) check() error {
 		return err
 	}
 	if eof {
-		return errors.New("feed: the consumer closed its stdout before its input ended")
+		return errStdoutClosed
 	}
 	return nil
 }
@@ -356,8 +384,7 @@ func (f *feeder) send(s *stream) error {
 
 // write writes to the consumer's stdin.
 func (f *feeder) write(b []byte) error {
-	_, err := f.con.in.Write(b)
-	return f.writeErr(err)
+	return f.writeErr(f.w.write2(b, nil))
 }
 
 // writeErr says why a write to the consumer's stdin failed.
@@ -367,6 +394,8 @@ func (f *feeder) writeErr(err error) error {
 		return nil
 	case f.signal.Load() != nil:
 		return errInterrupted
+	case f.led.err != nil:
+		return f.led.err
 	case errors.Is(err, syscall.EPIPE):
 		return errors.New("feed: the consumer stopped reading its input (broken pipe)")
 	}
@@ -519,8 +548,7 @@ func (f *feeder) mark() {
 // stdin (no end lines unless every store ended), waits for its last reports
 // and its exit, persists, and gives the exit status.
 func (f *feeder) finish(why error) (int, error) {
-	cerr := f.con.stop()
-	<-f.led.done
+	cerr := f.stopConsumer()
 	perr, _ := f.led.status()
 	serr := f.saveNow()
 	switch {
@@ -539,6 +567,29 @@ func (f *feeder) finish(why error) (int, error) {
 		return 1, err
 	}
 	return 0, nil
+}
+
+// stopConsumer closes the consumer's stdin, reads its last reports and
+// waits for it to exit, killing it after exitGrace.
+func (f *feeder) stopConsumer() error {
+	c := f.con
+	c.closeInput()
+	c.awaitExit(f.wk)
+	deadline := time.Now().Add(exitGrace)
+	killed := false
+	for !c.hasExited() {
+		d := time.Until(deadline)
+		if d <= 0 && !killed {
+			c.cmd.Process.Kill()
+			killed = true
+		}
+		if killed {
+			d = -1 // until the exit wakes the loop
+		}
+		f.wait(d, false)
+	}
+	f.led.pump(c.rep)
+	return c.exitErr(killed)
 }
 
 func firstErr(errs ...error) error {

@@ -1,12 +1,10 @@
 package feed
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"sync"
+	"syscall"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/protocol"
@@ -15,28 +13,25 @@ import (
 // maxReportLine bounds one report line; a longer one is garbage.
 const maxReportLine = 64 << 10
 
-// ledger is what the main loop and the report reader share: per store, what
-// was delivered and what the consumer last validly reported. The report
-// reader never blocks on the main loop: it records under mu and wakes the
-// loop with a non-blocking send on wake (capacity 1), so a consumer writing
-// reports can never deadlock against feed writing a batch.
+// ledger is, per store, what was delivered and what the consumer last
+// validly reported. It belongs to the main loop, which pumps the reports in
+// whenever it looks, including while it waits to write a batch: a consumer
+// writing reports can therefore never deadlock against feed writing to it.
 type ledger struct {
-	mu        sync.Mutex
 	ids       map[string]int
 	delivered []int64     // end of every byte sent (batches and skips): the bound of taken
 	owed      []int64     // end of the last batch sent: the store is parked while taken < owed
 	offset    []int64     // last valid report's durable offset
 	taken     []int64     // last valid report's flow-control position
 	reportAt  []time.Time // when the last valid report arrived
-	err       error       // the first report that broke the protocol
+	err       error       // the first report that broke the protocol; the rest is discarded
 	eof       bool        // the consumer's stdout is closed
-	wake      chan struct{}
-	done      chan struct{} // closed when read returns
+	buf       []byte      // the start of a report line not yet whole
 }
 
 func newLedger(ids []string, start []int64) *ledger {
 	n := len(ids)
-	l := &ledger{ids: make(map[string]int, n), wake: make(chan struct{}, 1), done: make(chan struct{}),
+	l := &ledger{ids: make(map[string]int, n), buf: make([]byte, 0, maxReportLine),
 		delivered: make([]int64, n), owed: make([]int64, n), offset: make([]int64, n),
 		taken: make([]int64, n), reportAt: make([]time.Time, n)}
 	for i, id := range ids {
@@ -46,77 +41,79 @@ func newLedger(ids []string, start []int64) *ledger {
 	return l
 }
 
-// notify wakes the main loop without ever blocking.
-func (l *ledger) notify() {
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
-}
-
 // deliver records, before the bytes are written, that store i is sent up to
 // end; batch says whether they are entries the consumer must take.
 func (l *ledger) deliver(i int, end int64, batch bool) {
-	l.mu.Lock()
 	l.delivered[i] = end
 	if batch {
 		l.owed[i] = end
 	}
-	l.mu.Unlock()
 }
 
 // parked reports whether store i waits for the consumer to take its last batch.
-func (l *ledger) parked(i int) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.taken[i] < l.owed[i]
-}
+func (l *ledger) parked(i int) bool { return l.taken[i] < l.owed[i] }
 
 // since returns when store i last got a valid report.
-func (l *ledger) since(i int) time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.reportAt[i]
-}
+func (l *ledger) since(i int) time.Time { return l.reportAt[i] }
 
 // status returns the first protocol error and whether stdout is closed.
-func (l *ledger) status() (error, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.err, l.eof
-}
+func (l *ledger) status() (error, bool) { return l.err, l.eof }
 
 // offsets copies the last valid durable offsets into dst.
-func (l *ledger) offsets(dst []int64) []int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append(dst[:0], l.offset...)
-}
+func (l *ledger) offsets(dst []int64) []int64 { return append(dst[:0], l.offset...) }
 
-// read consumes the consumer's reports until EOF or the first bad one; after
-// a bad one it drains the rest unread, so the consumer never blocks on it.
-func (l *ledger) read(r io.Reader) {
-	defer close(l.done)
-	br := bufio.NewReaderSize(r, maxReportLine)
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == nil {
-			err = l.accept(line[:len(line)-1])
-		} else if len(line) > 0 || errors.Is(err, bufio.ErrBufferFull) {
-			err = fmt.Errorf("feed: the consumer wrote a report line without its newline (%q, %d bytes); it must end each report in \\n", trim(line), len(line))
+// pump reads the reports the consumer has written so far from fd (a
+// non-blocking pipe) without waiting for more, and accepts each whole line.
+// After the first bad line it reads the rest and discards it, so that the
+// consumer never blocks on its stdout.
+func (l *ledger) pump(fd int) {
+	for !l.eof {
+		if len(l.buf) == cap(l.buf) {
+			l.fail(fmt.Errorf("feed: the consumer wrote a report line of more than %d bytes (%q); it must end each report in \\n", maxReportLine, trim(l.buf)))
 		}
-		if err != nil {
-			l.mu.Lock()
-			if !errors.Is(err, io.EOF) && l.err == nil {
-				l.err = err
+		n, err := syscall.Read(fd, l.buf[len(l.buf):cap(l.buf)])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return
+		case err != nil || n == 0:
+			if len(l.buf) > 0 {
+				l.fail(fmt.Errorf("feed: the consumer wrote a report line without its newline (%q, %d bytes); it must end each report in \\n", trim(l.buf), len(l.buf)))
 			}
 			l.eof = true
-			l.mu.Unlock()
-			l.notify()
-			io.Copy(io.Discard, br)
 			return
 		}
+		l.buf = l.buf[:len(l.buf)+n]
+		l.lines()
 	}
+}
+
+// lines accepts the whole lines in buf and keeps the rest.
+func (l *ledger) lines() {
+	rest := l.buf
+	for l.err == nil {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		if err := l.accept(rest[:i]); err != nil {
+			l.fail(err)
+		}
+		rest = rest[i+1:]
+	}
+	if l.err != nil {
+		rest = nil
+	}
+	l.buf = l.buf[:copy(l.buf, rest)]
+}
+
+// fail records the first protocol error; what follows it is discarded.
+func (l *ledger) fail(err error) {
+	if l.err == nil {
+		l.err = err
+	}
+	l.buf = l.buf[:0]
 }
 
 // accept validates one report against what was delivered and records it.
@@ -125,8 +122,6 @@ func (l *ledger) accept(line []byte) error {
 	if err != nil {
 		return fmt.Errorf("feed: the consumer broke the protocol: %w", err)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	i, ok := l.ids[rep.ID]
 	switch {
 	case !ok:
@@ -139,9 +134,11 @@ func (l *ledger) accept(line []byte) error {
 		return fmt.Errorf("feed: the consumer reported taken=%d for store %s beyond the %d delivered, in %q", rep.Taken, rep.ID, l.delivered[i], line)
 	}
 	l.offset[i], l.taken[i], l.reportAt[i] = rep.Offset, rep.Taken, time.Now()
-	l.notify()
 	return nil
 }
+
+// errStdoutClosed is a consumer that closed its stdout while feed still sends.
+var errStdoutClosed = errors.New("feed: the consumer closed its stdout before its input ended")
 
 // trim shortens a bad line for a message.
 func trim(b []byte) []byte {

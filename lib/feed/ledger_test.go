@@ -1,8 +1,8 @@
 package feed
 
 import (
-	"io"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -58,9 +58,29 @@ func TestBadReportsAreRefusedWithTheLineAndKeepTheLastValidOffset(t *testing.T) 
 	}
 }
 
-func TestReadStopsAtTheFirstBadReportAndDrainsTheRest(t *testing.T) {
+// pumped pumps what a consumer wrote, then its EOF, into l through a pipe.
+func pumped(t *testing.T, l *ledger, written string) {
+	t.Helper()
+	r, w, err := pipe(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(r)
+	go func() {
+		w.WriteString(written)
+		w.Close()
+	}()
+	for _, eof := l.status(); !eof; _, eof = l.status() {
+		if err := ppoll([]pollFd{{fd: int32(r), events: pollIn}}, -1); err != nil {
+			t.Fatal(err)
+		}
+		l.pump(r)
+	}
+}
+
+func TestPumpStopsAtTheFirstBadReportAndDrainsTheRest(t *testing.T) {
 	l := ledgerAt()
-	l.read(io.NopCloser(strings.NewReader("progress id=web1 offset=200 taken=300\nprogress id=web1 offset=9\nprogress id=web1 offset=300\n")))
+	pumped(t, l, "progress id=web1 offset=200 taken=300\nprogress id=web1 offset=9\nprogress id=web1 offset=300\n"+strings.Repeat("x", 1<<20))
 	err, eof := l.status()
 	if err == nil || !strings.Contains(err.Error(), "went backwards (9 < 200)") || !eof {
 		t.Fatalf("status = %v, eof %v; want the backwards report and eof", err, eof)
@@ -72,8 +92,33 @@ func TestReadStopsAtTheFirstBadReportAndDrainsTheRest(t *testing.T) {
 
 func TestAReportWithoutItsNewlineIsRefused(t *testing.T) {
 	l := ledgerAt()
-	l.read(strings.NewReader("progress id=web1 offset=200 taken=300"))
+	pumped(t, l, "progress id=web1 offset=200 taken=300")
 	if err, _ := l.status(); err == nil || !strings.Contains(err.Error(), "without its newline") {
 		t.Fatalf("status = %v, want a torn report named", err)
+	}
+}
+
+func TestAReportLineLongerThanTheLimitIsRefused(t *testing.T) {
+	l := ledgerAt()
+	pumped(t, l, "progress id=web1 offset=200 "+strings.Repeat("x", maxReportLine)+"\n")
+	if err, _ := l.status(); err == nil || !strings.Contains(err.Error(), "more than 65536 bytes") {
+		t.Fatalf("status = %v, want the long line refused", err)
+	}
+}
+
+func TestReportsSplitAcrossReadsAreAcceptedWhole(t *testing.T) {
+	l := ledgerAt()
+	r, w, err := pipe(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(r)
+	defer w.Close()
+	for _, part := range []string{"progress id=web1 off", "set=150 taken=200\nprogress id=web1 offset=2", "00 taken=300\n"} {
+		w.WriteString(part)
+		l.pump(r)
+	}
+	if err, eof := l.status(); err != nil || eof || l.offsets(nil)[0] != 200 || l.parked(0) {
+		t.Fatalf("err %v eof %v offset %d parked %v; want offset 200, taken 300", err, eof, l.offsets(nil)[0], l.parked(0))
 	}
 }

@@ -1,38 +1,35 @@
 package feed
 
 import (
-	"os"
 	"syscall"
 	"unsafe"
 )
 
-// writer writes a batch's header and entries to a pipe in one writev, so
-// that the consumer wakes once per batch, not once for the header and again
-// for the entries, and the entries go out from the read buffer uncopied.
+// writer writes to the consumer's stdin, a non-blocking pipe: a batch's
+// header and entries in one writev, so that the consumer wakes once per
+// batch, not once for the header and again for the entries, and the entries
+// go out from the read buffer uncopied.
 type writer struct {
-	f     *os.File
-	rc    syscall.RawConn
-	iov   [2]syscall.Iovec
-	call  func(fd uintptr) bool // w.try, made once so a write allocates nothing
-	n     uintptr               // try's results
-	errno syscall.Errno
+	fd  int
+	iov [2]syscall.Iovec
+	// wait blocks until the pipe may have room again; it pumps reports
+	// meanwhile, and its error (an interrupt) abandons the write.
+	wait func() error
 }
 
-func newWriter(f *os.File) (*writer, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	w := &writer{f: f, rc: rc}
-	w.call = w.try
-	return w, nil
-}
-
-// write2 writes a then b, whole, unless an error (EPIPE, a deadline) stops it.
+// write2 writes a then b, whole, unless an error (EPIPE, an interrupt) stops it.
 func (w *writer) write2(a, b []byte) error {
-	for len(a) > 0 && len(b) > 0 {
+	for len(a)+len(b) > 0 {
 		n, err := w.writev(a, b)
-		if err != nil {
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			if err := w.wait(); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
 			return err
 		}
 		if n < len(a) {
@@ -41,30 +38,22 @@ func (w *writer) write2(a, b []byte) error {
 		}
 		a, b = nil, b[n-len(a):]
 	}
-	rest := a
-	if len(rest) == 0 {
-		rest = b
-	}
-	_, err := w.f.Write(rest)
-	return err
+	return nil
 }
 
-// writev does one writev(2) of a and b, waiting on the poller while the pipe
-// is full.
+// writev does one writev(2) of the non-empty ones of a and b.
 func (w *writer) writev(a, b []byte) (int, error) {
-	w.iov[0] = syscall.Iovec{Base: &a[0]}
-	w.iov[0].SetLen(len(a))
-	w.iov[1] = syscall.Iovec{Base: &b[0]}
-	w.iov[1].SetLen(len(b))
-	err := w.rc.Write(w.call)
-	if err == nil && w.errno != 0 {
-		err = &os.PathError{Op: "writev", Path: w.f.Name(), Err: w.errno}
+	iov := w.iov[:0]
+	for _, p := range [2][]byte{a, b} {
+		if len(p) > 0 {
+			v := syscall.Iovec{Base: &p[0]}
+			v.SetLen(len(p))
+			iov = append(iov, v)
+		}
 	}
-	return int(w.n), err
-}
-
-// try is one writev attempt; false asks the poller to wait for room.
-func (w *writer) try(fd uintptr) bool {
-	w.n, _, w.errno = syscall.Syscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&w.iov[0])), 2)
-	return w.errno != syscall.EAGAIN
+	n, _, e := syscall.Syscall(syscall.SYS_WRITEV, uintptr(w.fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
 }

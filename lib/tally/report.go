@@ -10,7 +10,7 @@ import (
 )
 
 // reporter writes progress reports to feed. Reports come from two
-// goroutines — taken from the reader as soon as a batch is in memory,
+// goroutines — taken from the main loop as soon as a batch is in memory,
 // offset from the syncer once the tape it relies on is durable — so it
 // serialises them and keeps both numbers from ever going backwards.
 type reporter struct {

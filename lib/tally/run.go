@@ -13,11 +13,6 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// maxBatchBytes bounds one batch in memory (the reader holds up to
-// readAhead+1 of them). feed sends at most ~8 MiB (or one entry of up to
-// its --max-line), far below it.
-const maxBatchBytes = 1 << 30
-
 // consumer is tally --run: it reads feed's protocol on in, appends to the
 // store's tape, and reports progress on out.
 type consumer struct {
@@ -30,6 +25,8 @@ type consumer struct {
 	ids    map[string]int
 	safe   []int64
 	note   func(string, ...any)
+	peeked int    // bytes of the input buffer the current batch's body holds
+	big    []byte // a batch too large for the input buffer
 }
 
 // run is tally --run DIR.
@@ -51,7 +48,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if len(torn) > 0 {
 		note("cut %d bytes of a torn last record group from the tape (a crash or a full disk in the middle of an append); its entries are replayed from feed's cursor", len(torn))
 	}
-	c := &consumer{dir: dir, in: bufio.NewReaderSize(in, 1<<20), tape: tw, rep: newReporter(out), ids: map[string]int{}, note: note}
+	c := &consumer{dir: dir, in: newInput(in), tape: tw, rep: newReporter(out), ids: map[string]int{}, note: note}
 	stores, first, err := c.readStores()
 	if err != nil {
 		return err
@@ -148,18 +145,27 @@ func (c *consumer) line() ([]byte, error) {
 	return line[:len(line)-1], nil
 }
 
-// loop handles every line after the store lines, starting with first,
-// as the reader hands them over.
-func (c *consumer) loop(first []byte) error {
-	r := c.startReader(first)
-	for m := range r.out {
-		err := m.err
+// loop handles every line after the store lines, starting with line. One
+// goroutine reads and buckets: a batch is reported taken when it is read,
+// so feed's next batch is already in the pipe when this one is bucketed;
+// a second goroutine reading ahead only moved the entries across cores and
+// added a thread wake-up per batch (tally's CPU 150 -> 195 ms per 500 000
+// entries at --batch-size 512).
+func (c *consumer) loop(line []byte) error {
+	for line != nil {
+		m, err := c.read(line)
 		if err == nil {
 			err = c.handle(&m)
 		}
-		r.recycle(m.body)
+		c.done()
 		if err != nil {
-			r.stop()
+			return err
+		}
+		line, err = c.line()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
 			return err
 		}
 	}

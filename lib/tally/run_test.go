@@ -190,3 +190,22 @@ func TestATornTapeIsCutAndItsEntriesReplayed(t *testing.T) {
 		t.Fatalf("want one note about the torn tape, got %q", notes)
 	}
 }
+
+func TestABatchLargerThanTheInputBufferIsReadWholeAndTheNextOneAfterIt(t *testing.T) {
+	dir := newStore(t)
+	huge := strings.Repeat("x", inputSize+1) // one entry, no field: a !drop
+	body := "101 200\n" + huge + "\n"
+	b1 := fmt.Sprintf("batch id=web offset=0 end=%d entries=2\n%s", len(body), body)
+	b2, end2 := batch(int64(len(body)), 102, 125)
+	out, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\n"+b1+b2+"end id=web\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := readTape(t, dir)
+	if !strings.Contains(tp, "requests{status=\"200\"} 2\n") || !strings.Contains(tp, "!drop ") || !strings.HasSuffix(tp, fmt.Sprintf("end at=web:%d\n", end2)) {
+		t.Fatalf("want the two entries counted, the huge one dropped and the end, got\n%.2000s", tp)
+	}
+	if !strings.Contains(out, fmt.Sprintf("taken=%d\n", len(body))) {
+		t.Fatalf("the huge batch was not reported taken:\n%s", out)
+	}
+}
