@@ -26,8 +26,15 @@ const (
 // nothing may follow the last one.
 func apache(line []byte, f [][]byte, combined bool) string {
 	var ok bool
-	rest := line
-	for _, i := range [...]int{fHost, fIdent, fUser} {
+	// The host (up to 39 bytes of IPv6) is found with IndexByte; the short
+	// tokens after it ("-" mostly) with a plain loop.
+	sp := bytes.IndexByte(line, ' ')
+	if sp <= 0 {
+		return ReasonFormat
+	}
+	f[fHost] = line[:sp]
+	rest := line[sp+1:]
+	for _, i := range [...]int{fIdent, fUser} {
 		if f[i], rest, ok = token(rest); !ok || len(f[i]) == 0 {
 			return ReasonFormat
 		}
@@ -47,7 +54,13 @@ func apache(line []byte, f [][]byte, combined bool) string {
 	if !splitRequest(request, f) {
 		return ReasonRequest
 	}
-	f[fStatus], rest, ok = token(rest[1:])
+	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' {
+		// The usual three digits and a space: what token would cut, as a
+		// space within the first three fails isStatus either way.
+		f[fStatus], rest, ok = rest[:3], rest[4:], true
+	} else {
+		f[fStatus], rest, ok = token(rest)
+	}
 	if !isStatus(f[fStatus]) {
 		return ReasonStatus
 	}
@@ -122,12 +135,13 @@ func backslashesBefore(b []byte) int {
 // splitRequest cuts "METHOD TARGET PROTO" at its first and last space; a
 // target may itself hold spaces. All three must be non-empty.
 func splitRequest(r []byte, f [][]byte) bool {
-	first := bytes.IndexByte(r, ' ')
+	first, _, _ := token(r) // the method: a few bytes
 	last := bytes.LastIndexByte(r, ' ')
-	if first <= 0 || last-first < 2 || last == len(r)-1 {
+	n := len(first)
+	if n == len(r) || n == 0 || last-n < 2 || last == len(r)-1 {
 		return false
 	}
-	f[fMethod], f[fPath], f[fProto] = r[:first], r[first+1:last], r[last+1:]
+	f[fMethod], f[fPath], f[fProto] = first, r[n+1:last], r[last+1:]
 	return true
 }
 
