@@ -29,6 +29,7 @@ type consumer struct {
 	rep    int // its stdout's read end, where its reports arrive
 	exited chan struct{}
 	err    error // from Wait, once exited is closed
+	awaits bool  // awaitExit has started
 }
 
 // startConsumer starts argv directly (no shell), its stderr passed through.
@@ -59,12 +60,17 @@ func startConsumer(argv []string) (*consumer, error) {
 	return &consumer{cmd: cmd, in: in, rep: rep, exited: make(chan struct{})}, nil
 }
 
-// awaitExit waits for the consumer's exit in the background, then wakes wk.
-// It runs only once the input is closed: a goroutine blocked in wait(2) for
-// the whole run would hold one of Go's two Ps in a system call, and Go's
-// monitor thread would then take the other P from the main loop each time
-// it waits in ppoll (>20 µs), waking threads every ~20 µs for nothing.
+// awaitExit waits for the consumer's exit in the background, then wakes wk;
+// a second call does nothing. It runs only once the input is closed, by feed
+// or by the consumer's end (no reader is left): a goroutine blocked in
+// wait(2) for the whole run would hold one of Go's two Ps in a system call,
+// and Go's monitor thread would then take the other P from the main loop
+// each time it waits in ppoll (>20 µs), waking threads every ~20 µs for nothing.
 func (c *consumer) awaitExit(wk *waker) {
+	if c.awaits {
+		return
+	}
+	c.awaits = true
 	go func() {
 		c.err = c.cmd.Wait()
 		close(c.exited)

@@ -189,19 +189,34 @@ func (f *feeder) watch(signals <-chan os.Signal) {
 }
 
 // wait blocks until a report arrives, the waker is woken, the consumer's
-// stdin has room (writing) or d passes (d < 0: no limit), then pumps the
-// reports in.
+// stdin has room (writing) or has no reader left, or d passes (d < 0: no
+// limit), then pumps the reports in.
+//
+// The consumer's stdin is in every wait while it is open: a consumer that
+// dies while a store is parked shows there (POLLERR, its read end is gone)
+// even when its stdout does not end, because a grandchild holds it open (sh
+// -c 'helper & exec consumer'). Its exit is then awaited, which wakes the
+// loop, and check stops the run.
 func (f *feeder) wait(d time.Duration, writing bool) {
+	c := f.con
 	fds := append(f.fds[:0], pollFd{fd: int32(f.wk.r), events: pollIn})
 	if _, eof := f.led.status(); !eof {
-		fds = append(fds, pollFd{fd: int32(f.con.rep), events: pollIn})
+		fds = append(fds, pollFd{fd: int32(c.rep), events: pollIn})
 	}
-	if writing {
-		fds = append(fds, pollFd{fd: int32(f.con.in), events: pollOut})
+	in := -1
+	if c.in >= 0 && (writing || !c.awaits) {
+		in = len(fds)
+		fds = append(fds, pollFd{fd: int32(c.in)})
+		if writing {
+			fds[in].events = pollOut
+		}
 	}
 	ppoll(fds, d)
+	if in >= 0 && fds[in].revents&pollErr != 0 {
+		c.awaitExit(f.wk)
+	}
 	f.wk.clear()
-	f.led.pump(f.con.rep)
+	f.led.pump(c.rep)
 }
 
 // errAbandoned stops a write that waits on a full pipe: an interrupt, or a
@@ -263,6 +278,7 @@ func (f *feeder) check() error {
 	if f.signal.Load() != nil {
 		return errInterrupted
 	}
+	exited := f.con.hasExited() // before the pump, which then sees its stdout's end
 	f.led.pump(f.con.rep)
 	if f.opt.Max > 0 && f.sent >= f.opt.Max {
 		return errMax
@@ -277,10 +293,17 @@ func (f *feeder) check() error {
 	if eof {
 		return errStdoutClosed
 	}
+	if exited {
+		return errExited
+	}
 	return nil
 }
 
 var errInterrupted = errors.New("feed: interrupted")
+
+// errExited is a consumer gone before its input ended while something else
+// (a grandchild) keeps its stdout open.
+var errExited = errors.New("feed: the consumer exited before its input ended")
 
 // prepare reads the next chunk of every store that has none, so that it goes
 // out the moment the store is taken; in a one-shot run a store with nothing

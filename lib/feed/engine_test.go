@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,5 +103,59 @@ func TestQuietSilencesTheStallWarning(t *testing.T) {
 	_, stderr, status := runFeed(t, "x\n", "0.2", func(o *Options) { o.Stall, o.Quiet = time.Millisecond, true })
 	if status != 0 || stderr != "" {
 		t.Fatalf("status %d; -q printed %q, want nothing", status, stderr)
+	}
+}
+
+// diesParked acks the first batch, then dies by SIGKILL holding the second,
+// leaving a grandchild (its pid in sleep.pid) that holds its stdout open.
+const diesParked = `n=0
+while IFS= read -r line; do
+	set -- $line
+	case $1 in
+	batch)
+		k=${5#entries=}
+		i=0; while [ $i -lt $k ]; do IFS= read -r entry; i=$((i+1)); done
+		n=$((n+1))
+		if [ $n -lt 2 ]; then printf 'progress id=s offset=%s\n' "${4#end=}"; continue; fi
+		sleep 60 </dev/null &
+		echo $! > sleep.pid
+		kill -9 $$;;
+	esac
+done
+`
+
+func TestAConsumerThatDiesWhileParkedStopsFeedEvenWhenAGrandchildHoldsItsStdout(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("s.log", []byte(strings.Repeat("x\n", 10)), 0o644)
+	os.WriteFile("dies.sh", []byte(diesParked), 0o644)
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(filepath.Join(dir, "sleep.pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	var stderr bytes.Buffer
+	opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "dies.sh"}, Cursor: "cur",
+		BatchSize: 2, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &stderr}
+	type result struct {
+		status int
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		status, err := Run(opt, make(chan os.Signal))
+		done <- result{status, err}
+	}()
+	select {
+	case r := <-done:
+		cur, _ := os.ReadFile("cur")
+		if r.status != 1 || r.err == nil || !strings.Contains(r.err.Error(), "the consumer sh died of signal killed") ||
+			!strings.HasPrefix(string(cur), "store id=s offset=4 ") {
+			t.Fatalf("status %d, %v; cursor %q: want status 1, the consumer's death named and the cursor at 4", r.status, r.err, cur)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("feed still waits, parked, 20 s after its consumer died")
 	}
 }

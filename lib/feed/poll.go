@@ -27,6 +27,7 @@ type pollFd struct {
 const (
 	pollIn  = 0x1
 	pollOut = 0x4
+	pollErr = 0x8
 )
 
 // ppoll waits until one of fds is ready or d passes (d < 0: no limit). An
