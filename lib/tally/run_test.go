@@ -209,3 +209,20 @@ func TestABatchLargerThanTheInputBufferIsReadWholeAndTheNextOneAfterIt(t *testin
 		t.Fatalf("the huge batch was not reported taken:\n%s", out)
 	}
 }
+
+func TestTryReadsALineLongerThanItsReadSizeWhole(t *testing.T) {
+	d, err := doc.Parse("test", []byte(testDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "101 " + strings.Repeat("x", 3*tryReadSize) // one entry, status xxx…
+	in := "100 200\n" + long + "\n102 200\n"
+	var out bytes.Buffer
+	if err := try(d, nil, strings.NewReader(in), &out, func(f string, a ...any) { t.Errorf(f, a...) }); err != nil {
+		t.Fatal(err)
+	}
+	tp := out.String()
+	if !strings.Contains(tp, "requests{status=\"200\"} 2\n") || strings.Count(tp, "requests{") != 2 || strings.Contains(tp, "!drop") {
+		t.Fatalf("want both short entries and the long one counted in one bucket, got\n%.300s", tp)
+	}
+}

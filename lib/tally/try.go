@@ -61,10 +61,17 @@ func tryID(f string) string {
 	return "stdin"
 }
 
-// tryStore feeds every whole line of in to store st, in large reads, and
-// returns the length of a final line without '\n'.
+// tryReadSize is tryStore's read size: small enough that the bytes a read
+// copies are still in the core's 1 MiB L2 cache when they are extracted
+// (4 MiB reads were ~8% slower over 500 000 lines), large enough that the
+// syscalls cost nothing (~400 for 95 MB).
+const tryReadSize = 256 << 10
+
+// tryStore feeds every whole line of in to store st, in reads of
+// tryReadSize (grown for a longer line), and returns the length of a final
+// line without '\n'.
 func tryStore(r *bucket.Roller, st int, in io.Reader, out *bufio.Writer) (int, error) {
-	buf := make([]byte, 4<<20)
+	buf := make([]byte, tryReadSize)
 	var pos int64
 	have := 0
 	for {
