@@ -10,77 +10,118 @@ import (
 )
 
 // inputSize is tally's input buffer. feed sends at most 8 MiB a batch (one
-// longer entry alone), so a batch fits it with its header and is bucketed
-// straight out of it: the kernel's copy from the pipe is the only copy, and
-// the entries are still in this core's cache when they are extracted. Pages
-// of the buffer are touched only as far as batches reach (~100 KiB at
-// --batch-size 512).
+// longer entry alone), so a batch fits it and is bucketed straight out of
+// it, piece by piece as it arrives: the kernel's copy from the pipe is the
+// only copy. Pages of the buffer are touched only as far as reads reach
+// (~100 KiB at --batch-size 512; a pipe read returns at most the 1 MiB feed
+// enlarges the pipe to).
 const inputSize = 9 << 20
 
+// pieceSize is how much of a batch is bucketed at a time: small enough that
+// the entries are still in the core's L2 cache from the read that brought
+// them, and that bucketing a big batch overlaps with feed writing the rest.
+const pieceSize = 256 << 10
+
 // maxBatchBytes bounds a batch that does not fit inputSize (one entry over
-// 8 MiB, under a raised --max-line), read into a buffer of its own.
+// 8 MiB, under a raised --max-line), read whole into a buffer of its own.
 const maxBatchBytes = 1 << 30
 
-// message is one line of feed's input after the store lines, with a
-// batch's entries.
+// message is one line of feed's input after the store lines.
 type message struct {
 	h    protocol.Header
 	line string // the line, quoted by errors
-	body []byte // a batch's entries, each with its '\n'; valid until the next read
 }
 
-// read completes the message that starts with line: for a batch, its
-// entries, checked to be exactly entries= whole lines, then reported taken
-// at once, before they are bucketed, so that feed's next batch travels
-// while this one is processed (the pipe, enlarged by feed to 1 MiB, holds it).
-func (c *consumer) read(line []byte) (message, error) {
+func (c *consumer) header(line []byte) (message, error) {
 	h, err := protocol.ParseHeader(line)
-	m := message{h: h, line: string(line)}
-	if err != nil || h.Kind != protocol.KindBatch {
-		return m, err
-	}
-	n := h.End - h.Offset
-	if m.body, err = c.body(n); err != nil {
-		return m, fmt.Errorf("%q: %w", m.line, err)
-	}
-	if got := bytes.Count(m.body, []byte{'\n'}); got != h.Entries || m.body[n-1] != '\n' {
-		return m, fmt.Errorf("%q: its %d bytes hold %d whole lines, not entries=%d", m.line, n, got, h.Entries)
-	}
-	if st, ok := c.ids[h.ID]; ok {
-		return m, c.rep.took(st, h.End)
-	}
-	return m, nil
+	return message{h: h, line: string(line)}, err
 }
 
-// body returns the next n bytes of input: in place in the input buffer
-// when they fit it (consumed by the next call of done), else read into a
-// buffer of their own.
-func (c *consumer) body(n int64) ([]byte, error) {
-	switch {
-	case n > maxBatchBytes:
-		return nil, fmt.Errorf("a batch of %d bytes is over tally's limit of %d", n, maxBatchBytes)
-	case n <= int64(c.in.Size()):
-		b, err := c.in.Peek(int(n))
+// batch buckets the entries of the batch m announces for store st as they
+// arrive, a piece at a time, and reports the batch taken as soon as its last
+// byte is read, before its last piece is bucketed, so that feed's next batch
+// travels meanwhile (at --batch-size 512 a batch is one piece).
+//
+// Whether the batch is exactly entries= whole lines is known only at its
+// end. Nothing of it reaches the tape before that (flush runs after), so a
+// bad batch stops tally with nothing of it written.
+func (c *consumer) batch(st int, m *message) error {
+	h := &m.h
+	left := h.End - h.Offset
+	if left > int64(c.in.Size()) {
+		return c.bigBatch(st, m)
+	}
+	pos, lines, want := h.Offset, 0, pieceSize
+	for left > 0 {
+		b, err := c.in.Peek(int(min(left, int64(want))))
 		if err != nil {
-			return nil, fmt.Errorf("input ended inside the batch (%w)", unexpected(err))
+			return fmt.Errorf("%q: input ended inside the batch (%w)", m.line, unexpected(err))
 		}
-		c.peeked = int(n)
-		return b, nil
+		if int64(len(b)) < left {
+			i := bytes.LastIndexByte(b, '\n')
+			if i < 0 {
+				want *= 2 // a line longer than a piece (left fits the buffer)
+				continue
+			}
+			b, want = b[:i+1], pieceSize
+		} else {
+			if b[len(b)-1] != '\n' {
+				return miscount(m, lines+bytes.Count(b, []byte{'\n'}))
+			}
+			if err := c.rep.took(st, h.End); err != nil {
+				return err
+			}
+		}
+		lines += c.entries(st, pos, b)
+		pos += int64(len(b))
+		left -= int64(len(b))
+		c.in.Discard(len(b))
+	}
+	if lines != h.Entries {
+		return miscount(m, lines)
+	}
+	return nil
+}
+
+// bigBatch reads a batch too large for the input buffer whole, checks it,
+// reports it taken and buckets it.
+func (c *consumer) bigBatch(st int, m *message) error {
+	n := m.h.End - m.h.Offset
+	if n > maxBatchBytes {
+		return fmt.Errorf("%q: a batch of %d bytes is over tally's limit of %d", m.line, n, maxBatchBytes)
 	}
 	if int64(cap(c.big)) < n {
 		c.big = make([]byte, n)
 	}
 	b := c.big[:n]
 	if _, err := io.ReadFull(c.in, b); err != nil {
-		return nil, fmt.Errorf("input ended inside the batch (%w)", unexpected(err))
+		return fmt.Errorf("%q: input ended inside the batch (%w)", m.line, unexpected(err))
 	}
-	return b, nil
+	if got := bytes.Count(b, []byte{'\n'}); got != m.h.Entries || b[n-1] != '\n' {
+		return miscount(m, got)
+	}
+	if err := c.rep.took(st, m.h.End); err != nil {
+		return err
+	}
+	c.entries(st, m.h.Offset, b)
+	return nil
 }
 
-// done consumes a body left in the input buffer once it is processed.
-func (c *consumer) done() {
-	c.in.Discard(c.peeked)
-	c.peeked = 0
+func miscount(m *message, lines int) error {
+	return fmt.Errorf("%q: its %d bytes hold %d whole lines, not entries=%d", m.line, m.h.End-m.h.Offset, lines, m.h.Entries)
+}
+
+// entries buckets whole lines, the first at pos, and returns how many.
+func (c *consumer) entries(st int, pos int64, b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		c.roller.Entry(st, pos, b[:i])
+		pos += int64(i) + 1
+		b = b[i+1:]
+		n++
+	}
+	return n
 }
 
 // unexpected says EOF inside a batch the way io.ReadFull does.

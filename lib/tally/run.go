@@ -2,7 +2,6 @@ package tally
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,7 +24,6 @@ type consumer struct {
 	ids    map[string]int
 	safe   []int64
 	note   func(string, ...any)
-	peeked int    // bytes of the input buffer the current batch's body holds
 	big    []byte // a batch too large for the input buffer
 }
 
@@ -153,11 +151,10 @@ func (c *consumer) line() ([]byte, error) {
 // entries at --batch-size 512).
 func (c *consumer) loop(line []byte) error {
 	for line != nil {
-		m, err := c.read(line)
+		m, err := c.header(line)
 		if err == nil {
 			err = c.handle(&m)
 		}
-		c.done()
 		if err != nil {
 			return err
 		}
@@ -189,7 +186,9 @@ func (c *consumer) handle(m *message) error {
 		if err := c.contiguous(st, h.Offset, m.line); err != nil {
 			return err
 		}
-		c.entries(st, h.Offset, m.body)
+		if err := c.batch(st, m); err != nil {
+			return err
+		}
 	case protocol.KindSkip:
 		if err := c.contiguous(st, h.Offset, m.line); err != nil {
 			return err
@@ -204,16 +203,6 @@ func (c *consumer) handle(m *message) error {
 		c.roller.End(st)
 	}
 	return c.flush()
-}
-
-// entries buckets a batch's entries, the first at pos.
-func (c *consumer) entries(st int, pos int64, b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		c.roller.Entry(st, pos, b[:i])
-		pos += int64(i) + 1
-		b = b[i+1:]
-	}
 }
 
 // contiguous checks that a batch or skip at offset continues store st where

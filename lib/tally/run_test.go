@@ -226,3 +226,49 @@ func TestTryReadsALineLongerThanItsReadSizeWhole(t *testing.T) {
 		t.Fatalf("want both short entries and the long one counted in one bucket, got\n%.300s", tp)
 	}
 }
+
+func TestABatchBucketedPieceByPieceGivesTheTapeOfOneEntryBatches(t *testing.T) {
+	var lines []string
+	for i := range 60000 { // ~660 KiB: three pieces and a bit
+		lines = append(lines, fmt.Sprintf("%d %d", 100+i/1000, 200+i%7))
+		if i == 30000 { // a line longer than two pieces, across their bounds
+			lines = append(lines, fmt.Sprintf("%d %s", 130, strings.Repeat("x", 2*pieceSize+5)))
+		}
+	}
+	whole := strings.Join(lines, "\n") + "\n"
+	in := func(per int) string {
+		var b strings.Builder
+		b.WriteString("feed v=1\nstore id=web offset=0\n")
+		pos := 0
+		for i := 0; i < len(lines); i += per {
+			body := strings.Join(lines[i:min(i+per, len(lines))], "\n") + "\n"
+			fmt.Fprintf(&b, "batch id=web offset=%d end=%d entries=%d\n%s", pos, pos+len(body), min(per, len(lines)-i), body)
+			pos += len(body)
+		}
+		b.WriteString("end id=web\n")
+		return b.String()
+	}
+	one, piecewise := newStore(t), newStore(t)
+	if _, err := runInput(t, one, in(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runInput(t, piecewise, in(len(lines))); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := readTape(t, one), readTape(t, piecewise); a != b || !strings.HasSuffix(b, fmt.Sprintf("end at=web:%d\n", len(whole))) {
+		t.Fatalf("one batch of %d bytes gave another tape than one-entry batches (%d and %d bytes)", len(whole), len(b), len(a))
+	}
+}
+
+func TestABatchWithMoreLinesThanItsEntriesWritesNothingOfIt(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101, 125, 131) // would seal 100 and 120 under grace 0
+	bad := strings.Replace(b1, "entries=3", "entries=2", 1)
+	_, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\n"+bad+"end id=web\n")
+	if err == nil || !strings.Contains(err.Error(), "hold 3 whole lines, not entries=2") {
+		t.Fatalf("want the miscount named, got %v", err)
+	}
+	if tp := readTape(t, dir); tp != "" {
+		t.Fatalf("a bad batch reached the tape:\n%s", tp)
+	}
+}
