@@ -44,7 +44,7 @@ func Main() int {
 			if err != nil {
 				return err
 			}
-			signals := make(chan os.Signal, 1)
+			signals := make(chan os.Signal, 2) // the second one kills the consumer
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(signals)
 			status, err = Run(opt, signals)

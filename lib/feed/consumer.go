@@ -97,11 +97,8 @@ func (c *consumer) hasExited() bool {
 }
 
 // exitErr returns a message naming a non-zero exit status or a death by
-// signal, or nil when the consumer exited 0; killed says feed killed it.
-func (c *consumer) exitErr(killed bool) error {
-	if killed {
-		return fmt.Errorf("feed: the consumer did not exit within %v of its input closing; it was killed", exitGrace)
-	}
+// signal, or nil when the consumer exited 0.
+func (c *consumer) exitErr() error {
 	var ee *exec.ExitError
 	if errors.As(c.err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -83,6 +83,7 @@ type feeder struct {
 	saver    *saver
 	polledAt time.Time
 	signal   atomic.Value // os.Signal that interrupted the run
+	force    atomic.Bool  // a second signal: kill the consumer now
 	prog     *progress
 	copied   bool // the copytruncate note is printed
 }
@@ -178,14 +179,18 @@ func (f *feeder) closeStores() {
 }
 
 // watch turns a signal into an interrupt: it wakes the loop, also out of a
-// write stuck on a consumer that does not read.
+// write stuck on a consumer that does not read. The first signal lets the
+// consumer finish (its stdin closed, exitGrace to exit); a second one, an
+// operator who will not wait, kills it at once.
 func (f *feeder) watch(signals <-chan os.Signal) {
-	sig, ok := <-signals
-	if !ok {
-		return
+	for sig := range signals {
+		if f.signal.Load() == nil {
+			f.signal.Store(sig)
+		} else {
+			f.force.Store(true)
+		}
+		f.wk.wake()
 	}
-	f.signal.Store(sig)
-	f.wk.wake()
 }
 
 // wait blocks until a report arrives, the waker is woken, the consumer's
@@ -574,11 +579,14 @@ func (f *feeder) finish(why error) (int, error) {
 	cerr := f.stopConsumer()
 	perr, _ := f.led.status()
 	serr := f.saveNow()
+	sig, _ := f.signal.Load().(syscall.Signal)
 	switch {
 	case why == errInterrupted:
-		sig := f.signal.Load().(os.Signal)
 		f.note("feed: interrupted by %s: no end sent (the consumer seals nothing early); the cursor holds the last reported offsets", signalName(sig))
-		return 128 + int(sig.(syscall.Signal)), firstErr(perr, cerr, serr)
+		return 128 + int(sig), firstErr(perr, cerr, serr)
+	case why == nil && f.force.Load():
+		// Every end was sent, but two signals cut the consumer's finish.
+		return 128 + int(sig), firstErr(perr, cerr, serr)
 	case why == errMax:
 		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); run again to continue", f.opt.Max)
 		why = nil
@@ -599,20 +607,28 @@ func (f *feeder) stopConsumer() error {
 	c.closeInput()
 	c.awaitExit(f.wk)
 	deadline := time.Now().Add(exitGrace)
-	killed := false
+	var killed error
 	for !c.hasExited() {
 		d := time.Until(deadline)
-		if d <= 0 && !killed {
-			c.cmd.Process.Kill()
-			killed = true
-		}
-		if killed {
+		switch {
+		case killed != nil:
 			d = -1 // until the exit wakes the loop
+		case f.force.Load():
+			killed = fmt.Errorf("feed: a second signal: the consumer %s was killed before it exited", c.cmd.Args[0])
+		case d <= 0:
+			killed = fmt.Errorf("feed: the consumer did not exit within %v of its input closing; it was killed", exitGrace)
+		}
+		if killed != nil && d != -1 {
+			c.cmd.Process.Kill()
+			d = -1
 		}
 		f.wait(d, false)
 	}
 	f.led.pump(c.rep)
-	return c.exitErr(killed)
+	if killed != nil {
+		return killed
+	}
+	return c.exitErr()
 }
 
 func firstErr(errs ...error) error {
