@@ -75,6 +75,7 @@ type feeder struct {
 	hdr      []byte
 	w        *writer // the consumer's stdin
 	wk       *waker  // wakes the loop's ppoll: a signal, the consumer's exit
+	spin     *spinner
 	fds      [3]pollFd
 	cur      cursor.Marks
 	saved    []int64 // offsets in the cursor file
@@ -94,7 +95,7 @@ var errMax = errors.New("feed: --max reached")
 // Run feeds the stores to the consumer until the end (one-shot), a signal,
 // --max or an error, persists the cursor and returns the exit status.
 func Run(opt Options, signals <-chan os.Signal) (int, error) {
-	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(opt.Stderr, opt.Progress)}
+	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(opt.Stderr, opt.Progress), spin: newSpinner()}
 	if err := f.open(); err != nil {
 		return 1, err
 	}
@@ -270,12 +271,48 @@ func (f *feeder) loop() error {
 		if sent || polled {
 			continue
 		}
+		if f.poll(now) {
+			continue
+		}
 		d := time.Duration(-1)
 		if due, ok := f.nextDue(now); ok {
 			d = max(due.Sub(now), 0)
 		}
 		f.wait(d, false)
 	}
+}
+
+// poll reads reports without sleeping, for as long as the spinner allows,
+// when a store has a batch ready and waits only for the report on the last
+// one; true means one is taken and can be sent.
+func (f *feeder) poll(now time.Time) bool {
+	var last time.Time
+	for _, s := range f.streams {
+		if s.ready && f.led.parked(s.i) && s.sentAt.After(last) {
+			last = s.sentAt
+		}
+	}
+	if last.IsZero() {
+		return false
+	}
+	budget, ok := f.spin.budget(now, last)
+	if !ok {
+		return false
+	}
+	for end := now.Add(budget); time.Now().Before(end); {
+		f.led.pump(f.con.rep)
+		for _, s := range f.streams {
+			if s.ready && !f.led.parked(s.i) {
+				f.spin.hit()
+				return true
+			}
+		}
+		if err, eof := f.led.status(); err != nil || eof {
+			return true // check stops the run
+		}
+	}
+	f.spin.missed()
+	return false
 }
 
 // check returns why the run must stop now, if it must.
