@@ -24,6 +24,9 @@ const (
 	pollEvery = 250 * time.Millisecond
 	// saveEvery rate-limits cursor writes to 4 a second.
 	saveEvery = 250 * time.Millisecond
+	// stuckWrite is how long, once interrupted, a write waits for a consumer
+	// that takes none of its bytes before it is abandoned.
+	stuckWrite = time.Second
 )
 
 // Store is one store to follow: its id on the protocol and its file.
@@ -87,6 +90,10 @@ type feeder struct {
 	force    atomic.Bool  // a second signal: kill the consumer now
 	prog     *progress
 	copied   bool // the copytruncate note is printed
+	stuck    struct {
+		written int64     // the writer's count when an interrupted write last saw progress
+		at      time.Time // when
+	}
 }
 
 // errMax stops a run at --max: an interrupt, not an end.
@@ -225,15 +232,34 @@ func (f *feeder) wait(d time.Duration, writing bool) {
 	f.led.pump(c.rep)
 }
 
-// errAbandoned stops a write that waits on a full pipe: an interrupt, or a
-// consumer that broke the protocol (and may never read again).
+// errAbandoned stops a write that waits on a full pipe: a consumer that
+// broke the protocol (and may never read again), a second signal, or, after
+// an interrupt, a consumer that takes none of the bytes for stuckWrite.
 var errAbandoned = errors.New("feed: write abandoned")
 
 // waitWritable is the writer's wait: reports keep being read meanwhile, so
 // a consumer blocked writing them cannot deadlock against feed.
+//
+// An interrupt does not cut a batch the consumer is still reading: a cut
+// batch breaks the protocol (tally then stops with an error, without making
+// its last records durable and reporting them), so the write goes on while
+// the consumer takes its bytes. Only a consumer that takes none for
+// stuckWrite, or a second signal, abandons it.
 func (f *feeder) waitWritable() error {
-	f.wait(-1, true)
-	if err, _ := f.led.status(); err != nil || f.signal.Load() != nil {
+	if f.signal.Load() == nil {
+		f.wait(-1, true)
+	} else {
+		now := time.Now()
+		if f.w.written != f.stuck.written || f.stuck.at.IsZero() {
+			f.stuck.written, f.stuck.at = f.w.written, now
+		}
+		left := f.stuck.at.Add(stuckWrite).Sub(now)
+		if left <= 0 {
+			return errAbandoned
+		}
+		f.wait(left, true)
+	}
+	if err, _ := f.led.status(); err != nil || f.force.Load() {
 		return errAbandoned
 	}
 	return nil
@@ -411,7 +437,7 @@ func (f *feeder) allEnded() bool {
 func (f *feeder) sendTurn() (bool, error) {
 	sent := false
 	n := len(f.streams)
-	for k := 0; k < n; k++ {
+	for k := 0; k < n && f.signal.Load() == nil; k++ { // interrupted: nothing new
 		s := f.streams[(f.turn+k)%n]
 		if !s.ready || f.led.parked(s.i) {
 			continue

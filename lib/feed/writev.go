@@ -10,8 +10,9 @@ import (
 // batch, not once for the header and again for the entries, and the entries
 // go out from the read buffer uncopied.
 type writer struct {
-	fd  int
-	iov [2]syscall.Iovec
+	fd      int
+	iov     [2]syscall.Iovec
+	written int64 // bytes written so far: whether the consumer is taking them
 	// wait blocks until the pipe may have room again; it pumps reports
 	// meanwhile, and its error (an interrupt) abandons the write.
 	wait func() error
@@ -32,6 +33,7 @@ func (w *writer) write2(a, b []byte) error {
 		case err != nil:
 			return err
 		}
+		w.written += int64(n)
 		if n < len(a) {
 			a = a[n:]
 			continue
