@@ -50,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := command.Conventions(&cli.App{
 		Name:                 "tgcheck",
 		Usage:                "prove a tally store's tape adds up",
-		UsageText:            "tgcheck [--entries N] [--against STORE]... [--scan] [--strict] [--batch-size N] TALLYSTORE",
+		UsageText:            "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--batch-size N] TALLYSTORE",
 		Description:          description,
 		HideHelpCommand:      true,
 		EnableBashCompletion: true,
@@ -62,6 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
 			&cli.Int64Flag{Name: "batch-size", Value: DefaultBatchSize, Usage: "the old follower's batch size, for --scan"},
+			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
 		},
 		Action: func(c *cli.Context) error {
 			o, err := parseOptions(c)
@@ -104,8 +105,8 @@ func parseOptions(c *cli.Context) (*options, error) {
 	if !o.hasEntries && !c.IsSet("against") && !o.scan {
 		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE or --scan")
 	}
-	if o.entries < 0 || o.batchSize < 1 {
-		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more and --batch-size 1 or more")
+	if o.entries < 0 || o.batchSize < 1 || c.Int("max-line") < 1 {
+		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --batch-size and --max-line 1 or more")
 	}
 	for _, arg := range c.StringSlice("against") {
 		id, path, err := store.ParseSpec(arg)
@@ -115,7 +116,7 @@ func parseOptions(c *cli.Context) (*options, error) {
 		if slices.ContainsFunc(o.against, func(s Source) bool { return s.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH", id)
 		}
-		o.against = append(o.against, Source{ID: id, Path: path})
+		o.against = append(o.against, Source{ID: id, Path: path, MaxLine: c.Int("max-line")})
 	}
 	return o, nil
 }

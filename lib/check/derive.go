@@ -23,6 +23,7 @@ type Source struct {
 	ID, Path string
 	Limit    int64
 	Skipped  [][2]int64 // [offset, end), ascending
+	MaxLine  int        // feed's --max-line; 0: its default
 }
 
 // skipped reports whether the entry starting at pos lies in one of s's
@@ -159,7 +160,11 @@ func linesAfter(path string, pos int64) (int64, error) {
 
 // store folds the entries of one source and returns how many it read.
 func (dv *deriver) store(src Source) (int64, error) {
-	r, err := store.Open(src.Path, 0, store.DefaultMaxLine)
+	maxLine := src.MaxLine
+	if maxLine == 0 {
+		maxLine = store.DefaultMaxLine
+	}
+	r, err := store.Open(src.Path, 0, maxLine)
 	if err != nil {
 		return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
 	}
