@@ -88,6 +88,7 @@ type feeder struct {
 	polledAt time.Time
 	signal   atomic.Value // os.Signal that interrupted the run
 	force    atomic.Bool  // a second signal: kill the consumer now
+	forced   bool         // the consumer was killed for it
 	prog     *progress
 	copied   bool // the copytruncate note is printed
 	stuck    struct {
@@ -647,8 +648,8 @@ func (f *feeder) finish(why error) (int, error) {
 	case why == errInterrupted:
 		f.note("feed: interrupted by %s: no end sent (the consumer seals nothing early); the cursor holds the last reported offsets", signalName(sig))
 		return 128 + int(sig), firstErr(perr, cerr, serr)
-	case why == nil && f.force.Load():
-		// Every end was sent, but two signals cut the consumer's finish.
+	case why == nil && f.forced:
+		// Every end was sent, but a second signal cut the consumer's finish.
 		return 128 + int(sig), firstErr(perr, cerr, serr)
 	case why == errMax:
 		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); run again to continue", f.opt.Max)
@@ -673,17 +674,20 @@ func (f *feeder) stopConsumer() error {
 	var killed error
 	for !c.hasExited() {
 		d := time.Until(deadline)
-		switch {
-		case killed != nil:
-			d = -1 // until the exit wakes the loop
-		case f.force.Load():
-			killed = fmt.Errorf("feed: a second signal: the consumer %s was killed before it exited", c.cmd.Args[0])
-		case d <= 0:
-			killed = fmt.Errorf("feed: the consumer did not exit within %v of its input closing; it was killed", exitGrace)
+		if killed == nil {
+			switch {
+			case f.force.Load():
+				f.forced = true
+				killed = fmt.Errorf("feed: a second signal: the consumer %s was killed before it exited", c.cmd.Args[0])
+			case d <= 0:
+				killed = fmt.Errorf("feed: the consumer did not exit within %v of its input closing; it was killed", exitGrace)
+			}
+			if killed != nil {
+				c.cmd.Process.Kill()
+			}
 		}
-		if killed != nil && d != -1 {
-			c.cmd.Process.Kill()
-			d = -1
+		if killed != nil {
+			d = -1 // until the exit wakes the loop
 		}
 		f.wait(d, false)
 	}

@@ -33,7 +33,9 @@ type spinner struct {
 	pause int  // the rest after the next miss
 }
 
-func newSpinner() *spinner { return &spinner{off: runtime.NumCPU() < 2, pause: restMin} }
+// newSpinner counts CPUs as Go's scheduler does (GOMAXPROCS follows the
+// affinity mask and a cgroup's CPU limit, such as systemd's CPUQuota=).
+func newSpinner() *spinner { return &spinner{off: runtime.GOMAXPROCS(0) < 2, pause: restMin} }
 
 // budget returns how long to poll when the last batch went out at sent,
 // and false when feed should sleep at once.
