@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Version is the protocol version feed announces in its first line.
@@ -270,11 +271,16 @@ func (kv *fields) get(k string) (string, bool) {
 // split cuts a line into its kind and its key=value words, refusing empty
 // words, a word without '=', an empty key, a repeated key and more than
 // maxKeys keys. Its errors do not quote the line: the callers do.
+//
+// The kind and the words alias line, unconverted: a consumer parses a line
+// per batch, and copying each line made tally's garbage grow its heap to
+// the collector's goal on a long run (1.2 MB per 5 000 000 entries). What
+// a Header or Report keeps (an id, a version, a reason) is copied by str.
 func split(line []byte, kv *fields) (string, error) {
 	if len(line) == 0 {
 		return "", errors.New("empty line")
 	}
-	s := string(line)
+	s := unsafe.String(unsafe.SliceData(line), len(line))
 	kind, rest, more := strings.Cut(s, " ")
 	if kind == "" {
 		return "", errors.New("it starts with a space")
@@ -310,7 +316,15 @@ func (kv *fields) all(errs ...error) error {
 	return nil
 }
 
+// str returns the value of k, copied out of the line (see split).
 func (kv *fields) str(k string) (string, error) {
+	v, err := kv.view(k)
+	return strings.Clone(v), err
+}
+
+// view returns the value of k as it lies in the line: valid only while
+// the line is.
+func (kv *fields) view(k string) (string, error) {
 	v, ok := kv.get(k)
 	if !ok || v == "" {
 		return "", fmt.Errorf("%s= is missing", k)
@@ -339,7 +353,7 @@ func (kv *fields) word(k string, dst *string) error {
 // num parses an unsigned decimal that fits an int64: no sign, no spaces, no
 // leading zeros beyond "0" itself (a number has one spelling).
 func (kv *fields) num(k string, dst *int64) error {
-	v, err := kv.str(k)
+	v, err := kv.view(k)
 	if err != nil {
 		return err
 	}

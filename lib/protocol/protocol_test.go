@@ -153,3 +153,29 @@ func TestValidIDAndWord(t *testing.T) {
 		t.Fatal("ValidWord accepts or refuses the wrong words")
 	}
 }
+
+func TestParsedStringsOutliveTheLineTheyCameFrom(t *testing.T) {
+	line := []byte("skip id=web1 offset=5 end=9 reason=too-long")
+	h, err := ParseHeader(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := []byte("progress id=web2 offset=3")
+	r, err := ParseReport(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := []byte("feed v=1")
+	v, err := ParseHeader(hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{line, report, hello} {
+		for i := range b {
+			b[i] = 'X' // a reused read buffer overwritten by the next line
+		}
+	}
+	if h.ID != "web1" || h.Reason != "too-long" || r.ID != "web2" || v.V != "1" {
+		t.Fatalf("parsed strings changed with their line: %q %q %q %q", h.ID, h.Reason, r.ID, v.V)
+	}
+}

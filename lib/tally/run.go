@@ -24,7 +24,7 @@ type consumer struct {
 	ids    map[string]int
 	safe   []int64
 	note   func(string, ...any)
-	big    []byte // a batch too large for the input buffer
+	last   []byte // the line being handled, for messages
 }
 
 // run is tally --run DIR.
@@ -208,7 +208,7 @@ func (c *consumer) handle(m *message) error {
 // contiguous checks that a batch or skip at offset continues store st where
 // its last one ended (the roller's processed position), so every entry's
 // position is known.
-func (c *consumer) contiguous(st int, offset int64, line string) error {
+func (c *consumer) contiguous(st int, offset int64, line []byte) error {
 	if c.roller.Ended(st) {
 		return fmt.Errorf("%q comes after end id=%s", line, c.rep.ids[st])
 	}

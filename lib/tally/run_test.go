@@ -229,7 +229,7 @@ func TestTryReadsALineLongerThanItsReadSizeWhole(t *testing.T) {
 
 func TestABatchBucketedPieceByPieceGivesTheTapeOfOneEntryBatches(t *testing.T) {
 	var lines []string
-	for i := range 60000 { // ~660 KiB: three pieces and a bit
+	for i := range 200000 { // ~2.3 MiB: more than the input buffer, nine pieces
 		lines = append(lines, fmt.Sprintf("%d %d", 100+i/1000, 200+i%7))
 		if i == 30000 { // a line longer than two pieces, across their bounds
 			lines = append(lines, fmt.Sprintf("%d %s", 130, strings.Repeat("x", 2*pieceSize+5)))
