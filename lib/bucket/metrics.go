@@ -50,15 +50,18 @@ type seriesSet struct {
 	vals  []float64
 }
 
-// series returns the number of the series with key in s, creating it
-// (its values unset) when create is true; -1 when it does not exist.
-func (s *seriesSet) series(key []byte, stride int, create bool) int32 {
+// find returns the number of the series with key in s, -1 when it does not
+// exist.
+func (s *seriesSet) find(key []byte) int32 {
 	if i, ok := s.index[string(key)]; ok {
 		return i
 	}
-	if !create {
-		return -1
-	}
+	return -1
+}
+
+// create adds the series with key, which find did not find, its values
+// unset, and returns its number.
+func (s *seriesSet) create(key []byte, stride int) int32 {
 	i := int32(len(s.keys))
 	k := string(key)
 	s.index[k] = i
@@ -75,14 +78,21 @@ func (s *seriesSet) reset() {
 	s.keys, s.has, s.vals = s.keys[:0], s.has[:0], s.vals[:0]
 }
 
+// keyed is a series number with its label key, sorted side by side so that
+// a comparison reads the key from the element, not through keys[i].
+type keyed struct {
+	key string
+	i   int32
+}
+
 // order returns the series numbers sorted by label key, so that a
 // bucket's group reads the same on every run.
-func (s *seriesSet) order(buf []int32) []int32 {
+func (s *seriesSet) order(buf []keyed) []keyed {
 	buf = buf[:0]
-	for i := range s.keys {
-		buf = append(buf, int32(i))
+	for i, k := range s.keys {
+		buf = append(buf, keyed{k, int32(i)})
 	}
-	slices.SortFunc(buf, func(a, b int32) int { return strings.Compare(s.keys[a], s.keys[b]) })
+	slices.SortFunc(buf, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	return buf
 }
 
@@ -92,7 +102,7 @@ type aggregator struct {
 	groups  []group
 	cap     int
 	key     []byte       // reused label key buffer
-	order   []int32      // reused by appendSeries
+	order   []keyed      // reused by appendSeries
 	labels  []tape.Label // reused by appendSeries
 }
 
@@ -206,7 +216,7 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 		set := &b.series[gi]
 		stride := len(g.metrics)
 		key := a.labelKey(g, e)
-		si := set.series(key, stride, false)
+		si := set.find(key)
 		for _, mi := range g.metrics {
 			m := &a.metrics[mi]
 			v, ok := m.value(e)
@@ -219,7 +229,7 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 				b.capped(mi, st, pos, end)
 			default:
 				if si < 0 {
-					si = set.series(key, stride, true)
+					si = set.create(key, stride)
 				}
 				b.count[mi]++
 				set.has[si] |= m.bit
@@ -241,11 +251,12 @@ func (a *aggregator) appendSeries(out []byte, b *Bucket, start []byte) []byte {
 		if sorted != m.group {
 			a.order, sorted = set.order(a.order), m.group
 		}
-		for _, si := range a.order {
+		for _, k := range a.order {
+			si := k.i
 			if set.has[si]&m.bit == 0 {
 				continue
 			}
-			a.labels = appendLabels(a.labels[:0], g, set.keys[si])
+			a.labels = appendLabels(a.labels[:0], g, k.key)
 			out = append(out, start...)
 			out = append(out, ' ')
 			out = tape.AppendSeries(out, m.Name, a.labels)

@@ -261,6 +261,16 @@ func AppendSeriesEscaped(b []byte, metric string, labels []Label, escape func([]
 	return append(b, '}')
 }
 
+// plain holds the bytes a label value keeps as they are: ASCII but for \\, "
+// and \n. One lookup a byte instead of four comparisons (by=path prints
+// ~500 000 label values over 500 000 entries).
+var plain = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = c != '\\' && c != '"' && c != '\n'
+	}
+	return t
+}()
+
 // AppendEscaped appends v escaped for the tape: \\, \", \n, and \xHH for
 // each byte that is not part of valid UTF-8.
 // Runs of bytes that need no escape (nearly all of a label value) are
@@ -269,7 +279,7 @@ func AppendEscaped[S ~string | ~[]byte](b []byte, v S) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(v); {
 		j := i
-		for j < len(v) && v[j] != '\\' && v[j] != '"' && v[j] != '\n' && v[j] < utf8.RuneSelf {
+		for j < len(v) && plain[v[j]] {
 			j++
 		}
 		b = append(b, v[i:j]...)
