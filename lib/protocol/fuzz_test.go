@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,7 @@ func FuzzParseReport(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		r, err := ParseReport(line)
+		checkOutlivesItsLine(t, line, err, r.ID)
 		if err != nil {
 			return
 		}
@@ -55,6 +57,7 @@ func FuzzParseHeader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		h, err := ParseHeader(line)
+		checkOutlivesItsLine(t, line, err, h.V, h.ID, h.Reason)
 		if err != nil {
 			return
 		}
@@ -83,4 +86,33 @@ func FuzzParseHeader(f *testing.F) {
 			t.Fatalf("%q parsed to %+v, formatted to %q, parsed back to %+v, %v", line, h, back, again, err)
 		}
 	})
+}
+
+// checkOutlivesItsLine overwrites line, as a caller reusing its read buffer
+// does with the next line, and fails if an error message or a string a
+// parse returned changes with it: nothing parsed may alias its line. It
+// restores line afterwards.
+func checkOutlivesItsLine(t *testing.T, line []byte, err error, strs ...string) {
+	t.Helper()
+	orig := bytes.Clone(line)
+	var msg string
+	if err != nil {
+		msg = strings.Clone(err.Error())
+	}
+	before := make([]string, len(strs))
+	for i, s := range strs {
+		before[i] = strings.Clone(s)
+	}
+	for i := range line {
+		line[i] ^= 0xff
+	}
+	defer copy(line, orig)
+	if err != nil && err.Error() != msg {
+		t.Fatalf("the error for %q changed when its line was overwritten: %q, then %q", orig, msg, err.Error())
+	}
+	for i, s := range strs {
+		if s != before[i] {
+			t.Fatalf("a string parsed from %q changed when its line was overwritten: %q, then %q", orig, before[i], s)
+		}
+	}
 }
