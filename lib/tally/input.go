@@ -72,7 +72,7 @@ func (c *consumer) batch(st int, m *message) error {
 			b, want = b[:i+1], pieceSize
 		} else {
 			if b[len(b)-1] != '\n' {
-				return miscount(m, lines+bytes.Count(b, []byte{'\n'}))
+				return unended(m)
 			}
 			if err := c.rep.took(st, h.End); err != nil {
 				return err
@@ -101,7 +101,7 @@ func (c *consumer) rest(st int, m *message, pos, left int64, lines int) error {
 		return fmt.Errorf("%q: input ended inside the batch (%w)", m.line, unexpected(err))
 	}
 	if b[left-1] != '\n' {
-		return miscount(m, lines+bytes.Count(b, []byte{'\n'}))
+		return unended(m)
 	}
 	if err := c.rep.took(st, m.h.End); err != nil {
 		return err
@@ -110,6 +110,12 @@ func (c *consumer) rest(st int, m *message, pos, left int64, lines int) error {
 		return miscount(m, lines)
 	}
 	return nil
+}
+
+// unended is a batch whose bytes do not end with a newline: its last
+// entry is cut.
+func unended(m *message) error {
+	return fmt.Errorf("%q: its %d bytes do not end with a newline: a batch is whole lines", m.line, m.h.End-m.h.Offset)
 }
 
 func miscount(m *message, lines int) error {

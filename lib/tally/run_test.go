@@ -122,6 +122,7 @@ func TestProtocolViolationsAreRefusedWithTheLine(t *testing.T) {
 		"an unknown store":  {"feed v=1\nstore id=web offset=0\nidle id=other quiet=5\n", "not declared"},
 		"a short count":     {"feed v=1\nstore id=web offset=0\n" + strings.Replace(b1, "entries=1", "entries=2", 1), "entries=2"},
 		"a cut batch":       {"feed v=1\nstore id=web offset=0\n" + b1[:len(b1)-3], "ended inside the batch"},
+		"a cut last entry":  {"feed v=1\nstore id=web offset=0\nbatch id=web offset=0 end=9 entries=1\n101 200\nxend id=web\n", "9 bytes do not end with a newline"},
 		"a late store line": {"feed v=1\nstore id=web offset=0\n" + b1 + "store id=x offset=0\n", "before any batch"},
 		"end twice":         {"feed v=1\nstore id=web offset=0\nend id=web\nend id=web\n", "ended already"},
 	} {
@@ -191,7 +192,7 @@ func TestATornTapeIsCutAndItsEntriesReplayed(t *testing.T) {
 	}
 }
 
-func TestABatchLargerThanTheInputBufferIsReadWholeAndTheNextOneAfterIt(t *testing.T) {
+func TestALineLargerThanTheInputBufferIsReadWithTheRestOfItsBatchAndTheNextBatchAfterIt(t *testing.T) {
 	dir := newStore(t)
 	huge := strings.Repeat("x", inputSize+1) // one entry, no field: a !drop
 	body := "101 200\n" + huge + "\n"
