@@ -4,13 +4,19 @@
 //
 // Invariants:
 //   - The park: nothing more is sent for a store while the consumer's taken
-//     is short of the end of its last batch. Parked, feed blocks on channels
-//     (a report, a signal, a clock deadline); it never polls in a loop.
+//     is short of the end of its last batch. Parked, feed sleeps in ppoll on
+//     the report pipe, a self-pipe (a signal, the consumer's exit) and the
+//     next clock deadline. Only right after a batch may it poll for the
+//     report without sleeping, for at most 100 µs, backing off when that
+//     does not pay, and never with one CPU (spin.go).
 //   - What was delivered is recorded before the bytes are written, so a report
 //     that races the write is checked against the right bound.
-//   - The report reader never blocks on the main loop (state under a mutex,
-//     a non-blocking wake-up on a channel of capacity 1), so the consumer
-//     writing reports cannot deadlock against feed writing a batch.
+//   - The main loop reads the reports whenever it looks, also while a write
+//     waits for room in the pipe, so the consumer writing reports cannot
+//     deadlock against feed writing a batch.
+//   - An interrupt starts no new batch and lets the one being written finish
+//     while the consumer reads it; the consumer then has 10 s to exit after
+//     its stdin closes. A second signal kills it at once.
 //   - A batch is contiguous entries written verbatim from the read buffer:
 //     at most --batch-size entries and 8 MiB (one longer entry is a batch).
 //   - The cursor only ever holds offsets from valid reports, never taken.

@@ -8,8 +8,11 @@
 //	tally --docs
 //
 // Invariants of --run:
-//   - taken is reported as soon as a batch is in memory, before it is
-//     processed, so feed and tally overlap; it never waits for a disk.
+//   - taken is reported as soon as a batch's last byte is read, before its
+//     last piece is bucketed, so feed and tally overlap; it never waits for
+//     a disk.
+//   - A batch that is not exactly its entries= whole lines stops tally with
+//     nothing of it on the tape: the tape is appended after each batch.
 //   - offset is reported only once the tape records it relies on are
 //     fsynced; fsyncs are batched by a syncer goroutine.
 //   - Complete input (end for every store, then EOF) seals everything and
