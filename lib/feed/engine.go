@@ -463,7 +463,10 @@ func (f *feeder) send(s *stream) error {
 	}
 	f.led.deliver(s.i, c.End, true)
 	f.hdr = protocol.AppendBatch(f.hdr[:0], s.ID, c.Offset, c.End, c.Entries)
-	if err := f.writeErr(f.w.write2(f.hdr, c.Data)); err != nil {
+	if err := f.write(f.hdr); err != nil {
+		return err
+	}
+	if err := f.write(c.Data); err != nil {
 		return err
 	}
 	f.sent += int64(c.Entries)
@@ -476,7 +479,7 @@ func (f *feeder) send(s *stream) error {
 
 // write writes to the consumer's stdin.
 func (f *feeder) write(b []byte) error {
-	return f.writeErr(f.w.write2(b, nil))
+	return f.writeErr(f.w.write(b))
 }
 
 // writeErr says why a write to the consumer's stdin failed.
