@@ -98,6 +98,7 @@ type Roller struct {
 	catchUp bool // replaying what the tape already covers: seal nothing yet
 	wrote   bool // anything written in this run
 	out     []byte
+	start   []byte // the sealed bucket's start, formatted; reused
 	entry   extract.Entry
 }
 
@@ -401,8 +402,8 @@ func (r *Roller) checkCatchUp(s *store) {
 
 // seal appends bucket b's group: its series, its !cap markers, its seal.
 func (r *Roller) seal(b *Bucket) {
-	start := tape.AppendTime(nil, b.Start)
-	r.out = r.agg.appendSeries(r.out, b, start)
+	r.start = tape.AppendTime(r.start[:0], b.Start)
+	r.out = r.agg.appendSeries(r.out, b, r.start)
 	for _, c := range b.capMarkers() {
 		r.emit(&tape.Record{Kind: tape.Cap, Start: b.Start, Metric: r.agg.metrics[c.metric].Name,
 			ID: r.stores[c.store].id, Offset: c.offset, End: c.end, Count: c.count})
