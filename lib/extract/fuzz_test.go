@@ -78,6 +78,9 @@ func FuzzParseCLF(f *testing.F) {
 	var c clfDate // shared, as an extractor's is, so cache hits are checked too
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, ok := c.parseCLF(b)
+		if again, ok2 := c.parseCLF(b); ok2 != ok || again != got {
+			t.Fatalf("parseCLF(%q) twice: %v, %v then %v, %v", b, got, ok, again, ok2)
+		}
 		if !ok {
 			return
 		}
