@@ -574,7 +574,11 @@ func (f *feeder) nextDue(now time.Time) (time.Time, bool) {
 	return due, !due.IsZero()
 }
 
-// unsaved reports whether a report moved an offset past the cursor file.
+// unsaved reports whether a report moved an offset past the cursor file,
+// or the signature of the generation holding an offset grew past the one
+// in the cursor file (its first bytes were read since): a cursor whose
+// signature covers fewer bytes than were read cannot tell the content
+// feed read from what a copytruncate later writes into the same file.
 func (f *feeder) unsaved() bool {
 	if f.opt.Cursor == "" {
 		return false
@@ -582,6 +586,10 @@ func (f *feeder) unsaved() bool {
 	f.offs = f.led.offsets(f.offs)
 	for i, o := range f.offs {
 		if o != f.saved[i] {
+			return true
+		}
+		s := f.streams[i]
+		if g, m := s.r.GenAt(o), f.cur[s.ID].Gen; g.SigLen != m.SigLen || g.Sig != m.Sig {
 			return true
 		}
 	}

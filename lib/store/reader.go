@@ -83,6 +83,16 @@ func Resume(path string, pos int64, g Gen, maxLine int) (*Reader, error) {
 	if !g.Known() {
 		g.Cause = "open"
 		g.Dev, g.Ino = identity(fi)
+		// Sign the first bytes there are now, so that a cursor written
+		// before anything is read already tells this content from any
+		// other the same file (inode) may hold later: a signature of 0
+		// bytes matches whatever a copytruncate rewrites it with.
+		if g.SigLen = int(min(fi.Size(), SigSpan)); g.SigLen > 0 {
+			if g.Sig, err = sign(f, g.SigLen); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("store: %w", err)
+			}
+		}
 	}
 	if fi.Size() < pos-g.Base {
 		f.Close()
