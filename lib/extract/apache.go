@@ -150,7 +150,9 @@ func isStatus(b []byte) bool {
 	return len(b) == 3 && isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2])
 }
 
-// isBytes reports whether b is "-" (nothing sent) or digits.
+// isBytes reports whether b is "-" (nothing sent) or digits that are a
+// number (below 2^53): a longer run of digits is no size Apache wrote, and
+// a sum= over it would add 0 without a trace, so the entry is dropped.
 func isBytes(b []byte) bool {
 	if len(b) == 1 && b[0] == '-' {
 		return true
@@ -160,7 +162,8 @@ func isBytes(b []byte) bool {
 			return false
 		}
 	}
-	return len(b) > 0
+	_, ok := number(b)
+	return len(b) > 0 && ok
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -52,7 +52,7 @@ const (
 	ReasonFormat  = "format"  // the entry does not have the format's shape
 	ReasonRequest = "request" // an Apache request that is not METHOD TARGET PROTO
 	ReasonStatus  = "status"  // an Apache status that is not three digits
-	ReasonBytes   = "bytes"   // an Apache size that is not digits or "-"
+	ReasonBytes   = "bytes"   // an Apache size that is not "-" or digits below 2^53
 	ReasonTime    = "time"    // the time field does not parse in the layout
 )
 
