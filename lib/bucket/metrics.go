@@ -3,8 +3,6 @@ package bucket
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/extract"
@@ -78,13 +76,6 @@ func (s *seriesSet) reset() {
 	s.keys, s.has, s.vals = s.keys[:0], s.has[:0], s.vals[:0]
 }
 
-// keyed is a series number with its label key, sorted side by side so that
-// a comparison reads the key from the element, not through keys[i].
-type keyed struct {
-	key string
-	i   int32
-}
-
 // order returns the series numbers sorted by label key, so that a
 // bucket's group reads the same on every run.
 func (s *seriesSet) order(buf []keyed) []keyed {
@@ -92,7 +83,7 @@ func (s *seriesSet) order(buf []keyed) []keyed {
 	for i, k := range s.keys {
 		buf = append(buf, keyed{k, int32(i)})
 	}
-	slices.SortFunc(buf, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	sortKeyed(buf, 0)
 	return buf
 }
 
