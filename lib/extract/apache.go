@@ -109,6 +109,9 @@ func quoted(b []byte) (field, rest []byte, ok bool) {
 	if len(b) == 0 || b[0] != '"' {
 		return nil, nil, false
 	}
+	if len(b) >= 3 && b[1] == '-' && b[2] == '"' {
+		return b[1:2], b[3:], true // "-", Apache's empty field: no search
+	}
 	for from := 1; ; {
 		i := bytes.IndexByte(b[from:], '"')
 		if i < 0 {
@@ -153,6 +156,7 @@ func isStatus(b []byte) bool {
 // isBytes reports whether b is "-" (nothing sent) or digits that are a
 // number (below 2^53): a longer run of digits is no size Apache wrote, and
 // a sum= over it would add 0 without a trace, so the entry is dropped.
+// Up to 15 digits are always below 2^53 (9 007 199 254 740 992).
 func isBytes(b []byte) bool {
 	if len(b) == 1 && b[0] == '-' {
 		return true
@@ -162,8 +166,11 @@ func isBytes(b []byte) bool {
 			return false
 		}
 	}
-	_, ok := number(b)
-	return len(b) > 0 && ok
+	if len(b) > 15 {
+		_, ok := number(b)
+		return ok
+	}
+	return len(b) > 0
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
