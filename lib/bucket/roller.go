@@ -1,6 +1,7 @@
 package bucket
 
 import (
+	"bytes"
 	"sort"
 	"time"
 
@@ -165,6 +166,22 @@ func (r *Roller) Safe(st int) int64 {
 		}
 	}
 	return safe
+}
+
+// Lines processes each whole line of b as an entry of store st, the first
+// at pos, and returns how many and the bytes after the last '\n' (a line
+// not yet whole, left to the caller).
+func (r *Roller) Lines(st int, pos int64, b []byte) (n int, rest []byte) {
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return n, b
+		}
+		r.Entry(st, pos, b[:i])
+		pos += int64(i) + 1
+		b = b[i+1:]
+		n++
+	}
 }
 
 // Entry processes one entry of store st at pos (line without its '\n').

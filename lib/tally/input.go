@@ -2,7 +2,6 @@ package tally
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 
@@ -51,65 +50,69 @@ func (c *consumer) header(line []byte) (message, error) {
 // end. Nothing of it reaches the tape before that (flush runs after), so a
 // bad batch stops tally with nothing of it written.
 func (c *consumer) batch(st int, m *message) error {
-	h := &m.h
-	left := h.End - h.Offset
-	pos, lines, want := h.Offset, 0, pieceSize
-	for left > 0 {
+	left := m.h.End - m.h.Offset // > 0: the protocol refuses an empty batch
+	pos, lines, want := m.h.Offset, 0, pieceSize
+	for {
 		n := min(left, int64(want))
 		if n > int64(c.in.Size()) {
 			return c.rest(st, m, pos, left, lines)
 		}
 		b, err := c.in.Peek(int(n))
 		if err != nil {
-			return fmt.Errorf("%q: input ended inside the batch (%w)", m.line, unexpected(err))
+			return cut(m, err)
 		}
-		if int64(len(b)) < left {
-			i := bytes.LastIndexByte(b, '\n')
-			if i < 0 {
-				want *= 2 // a line longer than a piece
-				continue
-			}
-			b, want = b[:i+1], pieceSize
-		} else {
-			if b[len(b)-1] != '\n' {
-				return unended(m)
-			}
-			if err := c.rep.took(st, h.End); err != nil {
-				return err
-			}
+		if n == left {
+			err := c.lastPiece(st, m, pos, b, lines)
+			c.in.Discard(len(b))
+			return err
 		}
-		lines += c.entries(st, pos, b)
-		pos += int64(len(b))
-		left -= int64(len(b))
-		c.in.Discard(len(b))
+		k, tail := c.roller.Lines(st, pos, b)
+		used := len(b) - len(tail)
+		if used == 0 {
+			want *= 2 // a line longer than a piece
+			continue
+		}
+		lines, pos, left, want = lines+k, pos+int64(used), left-int64(used), pieceSize
+		c.in.Discard(used)
 	}
-	if lines != h.Entries {
-		return miscount(m, lines)
-	}
-	return nil
 }
 
 // rest reads the last left bytes of a batch whole, because one of its lines
-// does not fit the input buffer, then checks, reports and buckets them like
-// a last piece; lines is what the pieces before held.
+// does not fit the input buffer, and handles them as its last piece; lines
+// is what the pieces before held.
 func (c *consumer) rest(st int, m *message, pos, left int64, lines int) error {
 	if left > maxRestBytes {
 		return fmt.Errorf("%q: a line of over %d bytes in a batch of %d bytes over tally's limit of %d", m.line, c.in.Size(), m.h.End-m.h.Offset, maxRestBytes)
 	}
 	b := make([]byte, left)
 	if _, err := io.ReadFull(c.in, b); err != nil {
-		return fmt.Errorf("%q: input ended inside the batch (%w)", m.line, unexpected(err))
+		return cut(m, err)
 	}
-	if b[left-1] != '\n' {
+	return c.lastPiece(st, m, pos, b, lines)
+}
+
+// lastPiece handles a batch's last piece b, the first of its bytes at pos:
+// they must end with a newline, the batch is reported taken, then b is
+// bucketed and the batch's lines counted against its entries=.
+func (c *consumer) lastPiece(st int, m *message, pos int64, b []byte, lines int) error {
+	if b[len(b)-1] != '\n' {
 		return unended(m)
 	}
 	if err := c.rep.took(st, m.h.End); err != nil {
 		return err
 	}
-	if lines += c.entries(st, pos, b); lines != m.h.Entries {
-		return miscount(m, lines)
+	if k, _ := c.roller.Lines(st, pos, b); lines+k != m.h.Entries {
+		return miscount(m, lines+k)
 	}
 	return nil
+}
+
+// cut is input that ended inside a batch.
+func cut(m *message, err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // as io.ReadFull says it
+	}
+	return fmt.Errorf("%q: input ended inside the batch (%w)", m.line, err)
 }
 
 // unended is a batch whose bytes do not end with a newline: its last
@@ -120,27 +123,6 @@ func unended(m *message) error {
 
 func miscount(m *message, lines int) error {
 	return fmt.Errorf("%q: its %d bytes hold %d whole lines, not entries=%d", m.line, m.h.End-m.h.Offset, lines, m.h.Entries)
-}
-
-// entries buckets whole lines, the first at pos, and returns how many.
-func (c *consumer) entries(st int, pos int64, b []byte) int {
-	n := 0
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		c.roller.Entry(st, pos, b[:i])
-		pos += int64(i) + 1
-		b = b[i+1:]
-		n++
-	}
-	return n
-}
-
-// unexpected says EOF inside a batch the way io.ReadFull does.
-func unexpected(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
 }
 
 // newInput buffers feed's input.

@@ -237,23 +237,11 @@ func TestABatchBucketedPieceByPieceGivesTheTapeOfOneEntryBatches(t *testing.T) {
 		}
 	}
 	whole := strings.Join(lines, "\n") + "\n"
-	in := func(per int) string {
-		var b strings.Builder
-		b.WriteString("feed v=1\nstore id=web offset=0\n")
-		pos := 0
-		for i := 0; i < len(lines); i += per {
-			body := strings.Join(lines[i:min(i+per, len(lines))], "\n") + "\n"
-			fmt.Fprintf(&b, "batch id=web offset=%d end=%d entries=%d\n%s", pos, pos+len(body), min(per, len(lines)-i), body)
-			pos += len(body)
-		}
-		b.WriteString("end id=web\n")
-		return b.String()
-	}
 	one, piecewise := newStore(t), newStore(t)
-	if _, err := runInput(t, one, in(1)); err != nil {
+	if _, err := runInput(t, one, frameBatches(lines, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runInput(t, piecewise, in(len(lines))); err != nil {
+	if _, err := runInput(t, piecewise, frameBatches(lines, len(lines))); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := readTape(t, one), readTape(t, piecewise); a != b || !strings.HasSuffix(b, fmt.Sprintf("end at=web:%d\n", len(whole))) {

@@ -2,7 +2,6 @@ package tally
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -77,16 +76,8 @@ func tryStore(r *bucket.Roller, st int, in io.Reader, out *bufio.Writer) (int, e
 	for {
 		n, err := in.Read(buf[have:])
 		have += n
-		data := buf[:have]
-		for {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				break
-			}
-			r.Entry(st, pos, data[:i])
-			pos += int64(i) + 1
-			data = data[i+1:]
-		}
+		_, data := r.Lines(st, pos, buf[:have])
+		pos += int64(have - len(data))
 		if _, werr := out.Write(r.Take()); werr != nil {
 			return 0, werr
 		}
