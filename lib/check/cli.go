@@ -48,14 +48,12 @@ func Main() int {
 func run(args []string, stdout, stderr io.Writer) int {
 	holds := true
 	app := command.Conventions(&cli.App{
-		Name:                 "tgcheck",
-		Usage:                "prove a tally store's tape adds up",
-		UsageText:            "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--batch-size N] TALLYSTORE",
-		Description:          description,
-		HideHelpCommand:      true,
-		EnableBashCompletion: true,
-		Writer:               stdout,
-		ErrWriter:            stderr,
+		Name:        "tgcheck",
+		Usage:       "prove a tally store's tape adds up",
+		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--batch-size N] TALLYSTORE",
+		Description: description,
+		Writer:      stdout,
+		ErrWriter:   stderr,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
 			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH or ID=PATH); repeat for each store fed"},

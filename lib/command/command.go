@@ -28,8 +28,12 @@ func IsUsage(err error) bool {
 
 // Conventions makes app report the mistakes its flag parser finds as usage
 // errors, "NAME: problem; see NAME --help", and hand every error back from
-// Run instead of exiting the process, so that Main picks the status.
+// Run instead of exiting the process, so that Main picks the status. The
+// binaries have no subcommands, so no help command; --generate-bash-completion
+// lists their flags for the scripts in deploy/completion (docs/completion.md).
 func Conventions(app *cli.App) *cli.App {
+	app.HideHelpCommand = true
+	app.EnableBashCompletion = true
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return Usagef("%s: %v; see %s --help", app.Name, err, app.Name)
 	}

@@ -30,15 +30,11 @@ Example:
 func Main() int {
 	var status int
 	app := command.Conventions(&cli.App{
-		Name:            "feed",
-		Usage:           "follow stores and hand their entries to a consumer",
-		UsageText:       "feed [options] STORE... -- CONSUMER [ARG...]\n   (STORE is PATH or ID=PATH)",
-		Description:     description,
-		Flags:           flags(),
-		HideHelpCommand: true,
-		// feed --generate-bash-completion lists the flags for a shell's
-		// completion script.
-		EnableBashCompletion: true,
+		Name:        "feed",
+		Usage:       "follow stores and hand their entries to a consumer",
+		UsageText:   "feed [options] STORE... -- CONSUMER [ARG...]\n   (STORE is PATH or ID=PATH)",
+		Description: description,
+		Flags:       flags(),
 		Action: func(c *cli.Context) error {
 			opt, err := options(c)
 			if err != nil {

@@ -74,16 +74,12 @@ Examples:
 
 func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	return command.Conventions(&cli.App{
-		Name:            "tgread",
-		Usage:           "resolve tally tapes and print their metrics",
-		UsageText:       "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
-		Description:     description,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
-		// --generate-bash-completion lists the flags for the scripts in
-		// deploy/completion (docs/completion.md).
-		EnableBashCompletion: true,
+		Name:        "tgread",
+		Usage:       "resolve tally tapes and print their metrics",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
+		Description: description,
+		Writer:      stdout,
+		ErrWriter:   stderr,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table, tsv, csv, json, tape, openmetrics or svg (default: table on a terminal, else tsv)"},
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "only these metrics (repeat, or a comma list)"},

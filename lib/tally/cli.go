@@ -49,8 +49,6 @@ func Main() int {
    tally --provision --doc apache-combined /var/lib/tally/web
    feed --cursor /var/lib/tally/web.cursor access.log -- tally --run /var/lib/tally/web
    tally --try --doc apache-combined access.log | head`,
-		HideHelpCommand:      true,
-		EnableBashCompletion: true,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "provision", Usage: "make a tally store in DIR from a document"},
 			&cli.BoolFlag{Name: "run", Usage: "consume feed's protocol on stdin into the tally store DIR"},
