@@ -91,7 +91,7 @@ func (c *clfDate) parseCLF(b []byte) (int64, bool) {
 		return c.lastNS, true
 	}
 	ns, ok := c.parse(b)
-	if c.hit = ok && len(b) == len(c.last); c.hit {
+	if c.hit = ok; ok { // ok: b is 26 bytes
 		copy(c.last[:], b)
 		c.lastNS = ns
 	}
