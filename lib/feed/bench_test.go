@@ -1,15 +1,14 @@
 package feed
 
 import (
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/timbertally/timbertally/lib/protocol"
 	"github.com/timbertally/timbertally/lib/store"
+	"github.com/timbertally/timbertally/lib/synth"
 )
 
 // BenchmarkFeedFraming measures feed's read-and-frame path: large reads of a
@@ -19,15 +18,9 @@ import (
 func BenchmarkFeedFraming(b *testing.B) {
 	const lines = 100_000
 	path := filepath.Join(b.TempDir(), "access.log")
-	f, err := os.Create(path)
-	if err != nil {
+	if err := synth.WriteFile(path, synth.Config{Seed: 1, N: lines}); err != nil {
 		b.Fatal(err)
 	}
-	for i := range lines {
-		fmt.Fprintf(f, "10.0.%d.%d - - [10/Oct/2026:13:55:%02d +0000] \"GET /api/v1/items?id=%d HTTP/1.1\" 200 %d \"https://example.com/ref\" \"Mozilla/5.0 (X11; Linux x86_64)\"\n",
-			i%256, i%200, i%60, i, i%100000)
-	}
-	f.Close()
 	pw, pr, err := pipe(false)
 	if err != nil {
 		b.Fatal(err)
