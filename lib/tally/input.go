@@ -1,26 +1,19 @@
 package tally
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 
 	"github.com/timbertally/timbertally/lib/protocol"
 )
 
-// inputSize is tally's input buffer. Batches are bucketed straight out of
-// it, piece by piece as they arrive: the kernel's copy from the pipe is the
-// only copy. A pipe read returns at most the 1 MiB feed enlarges the pipe
-// to, so 2 MiB holds a read and what is left of the last piece. It is kept
-// small because it is live heap: Go's collector lets garbage grow to the
-// live heap's size before it runs, and a 9 MiB buffer let tally's RSS grow
-// 1.30x from 500 000 to 5 000 000 entries (1.6 MiB of uncollected garbage).
-const inputSize = 2 << 20
-
-// pieceSize is how much of a batch is bucketed at a time: small enough that
-// the entries are still in the core's L2 cache from the read that brought
-// them, and that bucketing a big batch overlaps with feed writing the rest.
-const pieceSize = 256 << 10
+// pieceSize is how much of a batch is bucketed at a time. Between two
+// pieces tally reads ahead what feed has written meanwhile and reports the
+// batches it completes taken, so a piece is small enough that a batch of
+// 512 ~200-byte entries is two, and feed hears of the next batch's taking
+// while this one is still bucketed.
+const pieceSize = 64 << 10
 
 // maxRestBytes bounds the rest of a batch read whole because one of its
 // lines does not fit inputSize (an entry over 2 MiB, under a raised
@@ -41,29 +34,33 @@ func (c *consumer) header(line []byte) (message, error) {
 	return message{h: h, line: c.last}, err
 }
 
-// batch buckets the entries of the batch m announces for store st as they
-// arrive, a piece at a time, and reports the batch taken as soon as its last
-// byte is read, before its last piece is bucketed, so that feed's next batch
-// travels meanwhile (at --batch-size 512 a batch is one piece).
+// batch buckets the entries of the batch m announces for store st a piece
+// at a time. Before each piece it reads ahead what feed has written and
+// reports taken every batch then wholly in memory, this one included, so
+// that feed's next batches travel while this one is bucketed.
 //
 // Whether the batch is exactly entries= whole lines is known only at its
 // end. Nothing of it reaches the tape before that (flush runs after), so a
 // bad batch stops tally with nothing of it written.
 func (c *consumer) batch(st int, m *message) error {
 	left := m.h.End - m.h.Offset // > 0: the protocol refuses an empty batch
+	end := c.in.pos() + left     // the input position after the batch
 	pos, lines, want := m.h.Offset, 0, pieceSize
 	for {
+		if err := c.ahead(st, m.h.End, end); err != nil {
+			return err
+		}
 		n := min(left, int64(want))
-		if n > int64(c.in.Size()) {
+		if n > int64(c.in.size()) {
 			return c.rest(st, m, pos, left, lines)
 		}
-		b, err := c.in.Peek(int(n))
+		b, err := c.in.peek(int(n))
 		if err != nil {
 			return cut(m, err)
 		}
 		if n == left {
 			err := c.lastPiece(st, m, pos, b, lines)
-			c.in.Discard(len(b))
+			c.in.discard(len(b))
 			return err
 		}
 		k, tail := c.roller.Lines(st, pos, b)
@@ -73,8 +70,62 @@ func (c *consumer) batch(st int, m *message) error {
 			continue
 		}
 		lines, pos, left, want = lines+k, pos+int64(used), left-int64(used), pieceSize
-		c.in.Discard(used)
+		c.in.discard(used)
 	}
+}
+
+// ahead reads what feed has written, without waiting for more, and reports
+// taken the batch being bucketed (store st, up to taken, ending at input
+// position end) once it is all in memory, then every whole batch after it.
+// The look stops at a line that is not a well-formed whole batch or a line
+// without bytes of its own (skip, idle, end); the main loop meets that line
+// in its turn and says what is wrong with it. c.seen is where the look
+// stopped last, so no line is looked at twice.
+func (c *consumer) ahead(st int, taken, end int64) error {
+	c.in.pull()
+	b, at := c.in.buffered()
+	held := at + int64(len(b))
+	if held < end || c.seen >= held {
+		return nil
+	}
+	if c.seen < end {
+		if b[end-at-1] != '\n' {
+			return nil // lastPiece says the batch is cut
+		}
+		if err := c.rep.took(st, taken); err != nil {
+			return err
+		}
+		c.seen = end
+	}
+	for c.seen < held {
+		rest := b[c.seen-at:]
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return nil
+		}
+		h, err := protocol.ParseHeader(rest[:i])
+		if err != nil {
+			return nil
+		}
+		next := c.seen + int64(i) + 1
+		switch h.Kind {
+		case protocol.KindBatch:
+			s, ok := c.ids[h.ID]
+			n := h.End - h.Offset
+			if !ok || n <= 0 || next+n > held || b[next+n-1-at] != '\n' {
+				return nil
+			}
+			if err := c.rep.took(s, h.End); err != nil {
+				return err
+			}
+			next += n
+		case protocol.KindSkip, protocol.KindIdle, protocol.KindEnd:
+		default:
+			return nil
+		}
+		c.seen = next
+	}
+	return nil
 }
 
 // rest reads the last left bytes of a batch whole, because one of its lines
@@ -82,10 +133,10 @@ func (c *consumer) batch(st int, m *message) error {
 // is what the pieces before held.
 func (c *consumer) rest(st int, m *message, pos, left int64, lines int) error {
 	if left > maxRestBytes {
-		return fmt.Errorf("%q: a line of over %d bytes in a batch of %d bytes over tally's limit of %d", m.line, c.in.Size(), m.h.End-m.h.Offset, maxRestBytes)
+		return fmt.Errorf("%q: a line of over %d bytes in a batch of %d bytes over tally's limit of %d", m.line, c.in.size(), m.h.End-m.h.Offset, maxRestBytes)
 	}
 	b := make([]byte, left)
-	if _, err := io.ReadFull(c.in, b); err != nil {
+	if err := c.in.readFull(b); err != nil {
 		return cut(m, err)
 	}
 	return c.lastPiece(st, m, pos, b, lines)
@@ -124,6 +175,3 @@ func unended(m *message) error {
 func miscount(m *message, lines int) error {
 	return fmt.Errorf("%q: its %d bytes hold %d whole lines, not entries=%d", m.line, m.h.End-m.h.Offset, lines, m.h.Entries)
 }
-
-// newInput buffers feed's input.
-func newInput(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, inputSize) }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,6 +20,21 @@ type pipeReader struct {
 
 func (p *pipeReader) Read(b []byte) (int, error) {
 	return p.r.Read(b[:min(len(b), p.n)])
+}
+
+// readyReader is a pipeReader that says what it holds ready, as a pipe
+// does through FIONREAD: tally then reads ahead between pieces.
+type readyReader struct{ pipeReader }
+
+func (p *readyReader) waiting() int { return min(p.r.(*strings.Reader).Len(), p.n) }
+
+// readers returns in as a pipe that reads at most n bytes at a time, both
+// without and with saying what it holds ready.
+func readers(in string, n int) map[string]io.Reader {
+	return map[string]io.Reader{
+		"without read-ahead": &pipeReader{strings.NewReader(in), n},
+		"with read-ahead":    &readyReader{pipeReader{strings.NewReader(in), n}},
+	}
 }
 
 // frameBatches frames lines as batches of per entries of store web.
@@ -67,13 +84,15 @@ func TestLinesAroundTheInputBufferSizeGiveTheTapeOfTryInAnyBatching(t *testing.T
 	}
 	for _, per := range []int{1, 7, len(lines)} {
 		for _, read := range []int{1 << 20, 4093} {
-			dir := newStore(t)
-			var out bytes.Buffer
-			if err := run(dir, &pipeReader{strings.NewReader(frameBatches(lines, per)), read}, &out, func(string, ...any) {}); err != nil {
-				t.Fatalf("batches of %d entries, reads of %d bytes: %v", per, read, err)
-			}
-			if got, w := readTape(t, dir), strings.ReplaceAll(want.String(), "id=stdin", "id=web"); got != strings.ReplaceAll(w, "at=stdin:", "at=web:") {
-				t.Fatalf("batches of %d entries, reads of %d bytes: a tape of %d bytes, not try's %d", per, read, len(got), len(w))
+			for how, in := range readers(frameBatches(lines, per), read) {
+				dir := newStore(t)
+				var out bytes.Buffer
+				if err := run(dir, in, &out, func(string, ...any) {}); err != nil {
+					t.Fatalf("batches of %d entries, reads of %d bytes, %s: %v", per, read, how, err)
+				}
+				if got, w := readTape(t, dir), strings.ReplaceAll(want.String(), "id=stdin", "id=web"); got != strings.ReplaceAll(w, "at=stdin:", "at=web:") {
+					t.Fatalf("batches of %d entries, reads of %d bytes, %s: a tape of %d bytes, not try's %d", per, read, how, len(got), len(w))
+				}
 			}
 		}
 	}
@@ -93,12 +112,105 @@ func TestABadBatchWithALineOverTheInputBufferIsNamedByItsOwnHeader(t *testing.T)
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, read := range []int{1 << 20, 4093} {
-				in := "feed v=1\nstore id=web offset=0\n" + tc.in
-				err := run(newStore(t), &pipeReader{strings.NewReader(in), read}, io.Discard, func(string, ...any) {})
-				if err == nil || !strings.HasPrefix(err.Error(), `"`+tc.msg) {
-					t.Fatalf("reads of %d bytes: want an error starting %q, got %.200v", read, `"`+tc.msg, err)
+				for how, in := range readers("feed v=1\nstore id=web offset=0\n"+tc.in, read) {
+					dir := newStore(t)
+					err := run(dir, in, io.Discard, func(string, ...any) {})
+					if err == nil || !strings.HasPrefix(err.Error(), `"`+tc.msg) {
+						t.Fatalf("reads of %d bytes, %s: want an error starting %q, got %.200v", read, how, `"`+tc.msg, err)
+					}
+					if tp := readTape(t, dir); tp != "" {
+						t.Fatalf("reads of %d bytes, %s: the bad batch reached the tape:\n%.300s", read, how, tp)
+					}
 				}
 			}
 		})
 	}
+}
+
+// tapeAtReport is feed's side of the pipe: when a report says taken=at, it
+// records how big the tape was at that moment.
+type tapeAtReport struct {
+	dir, at string
+	size    int64 // -1 until the report came
+}
+
+func (w *tapeAtReport) Write(b []byte) (int, error) {
+	if w.size < 0 && strings.Contains(string(b), " taken="+w.at+"\n") {
+		fi, err := os.Stat(filepath.Join(w.dir, tapeFile))
+		if err != nil {
+			return 0, err
+		}
+		w.size = fi.Size()
+	}
+	return len(b), nil
+}
+
+func TestABatchAlreadyInThePipeIsReportedTakenBeforeTheOneBeforeItIsBucketed(t *testing.T) {
+	// The first batch seals the bucket of 101 and 105 (112 passes its end),
+	// so once it is bucketed the tape is not empty.
+	b1, end1 := batch(0, 101, 105, 112)
+	b2, end2 := batch(end1, 113, 125)
+	head := "feed v=1\nstore id=web offset=0\n" + b1
+	for how, r := range readers(head+b2+"end id=web\n", len(head)) { // the first read ends with the first batch
+		dir := newStore(t)
+		out := &tapeAtReport{dir: dir, at: fmt.Sprint(end2), size: -1}
+		if err := run(dir, r, out, func(string, ...any) {}); err != nil {
+			t.Fatal(err)
+		}
+		ahead := how == "with read-ahead"
+		if out.size < 0 || (out.size == 0) != ahead {
+			t.Errorf("%s: the tape was %d bytes when the second batch was reported taken; want %s", how, out.size, map[bool]string{true: "0 (the first not bucketed yet)", false: "the first batch's seal"}[ahead])
+		}
+	}
+}
+
+func TestAPipeSaysHowManyBytesItHoldsReady(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	src := newFileSource(r)
+	if n := src.waiting(); n != 0 {
+		t.Fatalf("an empty pipe holds %d bytes ready, want 0", n)
+	}
+	if _, err := w.Write(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if n := src.waiting(); n != 1000 {
+		t.Fatalf("a pipe written 1000 bytes holds %d ready", n)
+	}
+	if n := newFileSource(strings.NewReader("abc")).waiting(); n != 0 {
+		t.Fatalf("a reader that is not a descriptor cannot tell, so 0; got %d", n)
+	}
+}
+
+// FuzzReadAheadChangesNothing: whatever feed's input, reading ahead between
+// pieces gives the same tape and the same error as reading only when tally
+// must wait.
+func FuzzReadAheadChangesNothing(f *testing.F) {
+	b1, end1 := batch(0, 101, 105, 112)
+	b2, end2 := batch(end1, 113, 125)
+	b3, _ := batch(end2, 126)
+	f.Add(b1+b2+"end id=web\n", uint16(7))
+	f.Add(b1+"idle id=web quiet=5000\n"+b2+"skip id=web offset="+fmt.Sprint(end2)+" end=900 reason=too-long\n", uint16(40))
+	f.Add(b1+strings.Replace(b2, "entries=2", "entries=3", 1)+b3, uint16(300))
+	f.Add(b1+b2[:len(b2)-1]+"x\n"+b3, uint16(4000))
+	f.Add("batch id=web offset=0 end=4 entries=1\n1 2", uint16(1))
+	f.Fuzz(func(t *testing.T, body string, read uint16) {
+		in := "feed v=1\nstore id=web offset=0\n" + body
+		n := int(read)%8192 + 1
+		var tapes, errs [2]string
+		for i, r := range []io.Reader{&pipeReader{strings.NewReader(in), n}, &readyReader{pipeReader{strings.NewReader(in), n}}} {
+			dir := newStore(t)
+			if err := run(dir, r, io.Discard, func(string, ...any) {}); err != nil {
+				errs[i] = err.Error()
+			}
+			tapes[i] = readTape(t, dir)
+		}
+		if errs[0] != errs[1] || tapes[0] != tapes[1] {
+			t.Fatalf("reads of %d bytes: without read-ahead %q and the tape\n%s\nwith read-ahead %q and the tape\n%s", n, errs[0], tapes[0], errs[1], tapes[1])
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package tally
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 // store's tape, and reports progress on out.
 type consumer struct {
 	dir    string
-	in     *bufio.Reader
+	in     *input
 	tape   *tape.Writer
 	roller *bucket.Roller
 	rep    *reporter
@@ -25,6 +24,7 @@ type consumer struct {
 	safe   []int64
 	note   func(string, ...any)
 	last   []byte // the line being handled, for messages
+	seen   int64  // the input position ahead looked up to
 }
 
 // run is tally --run DIR.
@@ -130,9 +130,9 @@ func (c *consumer) readStores() ([]tape.Pos, []byte, error) {
 // line reads one header line without its '\n'. The slice is valid until
 // the next read.
 func (c *consumer) line() ([]byte, error) {
-	line, err := c.in.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		return nil, fmt.Errorf("a protocol line is longer than %d bytes: %.80q…", c.in.Size(), line)
+	line, err := c.in.line()
+	if err == errLineTooLong {
+		return nil, fmt.Errorf("a protocol line is longer than %d bytes: %.80q…", c.in.size(), line)
 	}
 	if err == io.EOF && len(line) > 0 {
 		return nil, fmt.Errorf("input ends inside a line: %q", line)
