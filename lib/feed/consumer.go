@@ -78,6 +78,15 @@ func (c *consumer) awaitExit(wk *waker) {
 	}()
 }
 
+// abandon kills a consumer that was sent nothing and waits for it: feed
+// cannot run (its cursor cannot be written), and a consumer told nothing
+// would only report that its input was empty.
+func (c *consumer) abandon() {
+	c.cmd.Process.Kill()
+	c.cmd.Wait()
+	c.closeInput()
+}
+
 // closeInput closes the consumer's stdin: EOF, after the end lines or not.
 func (c *consumer) closeInput() {
 	if c.in >= 0 {
