@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/timbertally/timbertally/lib/protocol"
 )
@@ -44,7 +45,9 @@ func (c *consumer) header(line []byte) (message, error) {
 // bad batch stops tally with nothing of it written.
 func (c *consumer) batch(st int, m *message) error {
 	left := m.h.End - m.h.Offset // > 0: the protocol refuses an empty batch
-	end := c.in.pos() + left     // the input position after the batch
+	// The input position after the batch, kept from overflowing: a
+	// header's end= may be any int64.
+	end := c.in.pos() + min(left, math.MaxInt64-c.in.pos())
 	pos, lines, want := m.h.Offset, 0, pieceSize
 	for {
 		if err := c.ahead(st, m.h.End, end); err != nil {
@@ -112,7 +115,7 @@ func (c *consumer) ahead(st int, taken, end int64) error {
 		case protocol.KindBatch:
 			s, ok := c.ids[h.ID]
 			n := h.End - h.Offset
-			if !ok || n <= 0 || next+n > held || b[next+n-1-at] != '\n' {
+			if !ok || n <= 0 || n > held-next || b[next+n-1-at] != '\n' {
 				return nil
 			}
 			if err := c.rep.took(s, h.End); err != nil {

@@ -198,6 +198,7 @@ func FuzzReadAheadChangesNothing(f *testing.F) {
 	f.Add(b1+strings.Replace(b2, "entries=2", "entries=3", 1)+b3, uint16(300))
 	f.Add(b1+b2[:len(b2)-1]+"x\n"+b3, uint16(4000))
 	f.Add("batch id=web offset=0 end=4 entries=1\n1 2", uint16(1))
+	f.Add(b1+"batch id=web offset="+fmt.Sprint(end1)+" end=9223372036854775807 entries=1\n1 2\n", uint16(9))
 	f.Fuzz(func(t *testing.T, body string, read uint16) {
 		in := "feed v=1\nstore id=web offset=0\n" + body
 		n := int(read)%8192 + 1
@@ -213,4 +214,20 @@ func FuzzReadAheadChangesNothing(f *testing.F) {
 			t.Fatalf("reads of %d bytes: without read-ahead %q and the tape\n%s\nwith read-ahead %q and the tape\n%s", n, errs[0], tapes[0], errs[1], tapes[1])
 		}
 	})
+}
+
+func TestABatchHeaderWithTheLargestEndIsAnErrorNamingItNotAPanic(t *testing.T) {
+	const huge = "batch id=web offset=%d end=9223372036854775807 entries=1\n1 200\n"
+	b1, end1 := batch(0, 101)
+	for name, in := range map[string]string{
+		"as the batch being read":    fmt.Sprintf(huge, 0),
+		"after the batch being read": b1 + fmt.Sprintf(huge, end1),
+	} {
+		for how, r := range readers("feed v=1\nstore id=web offset=0\n"+in, 1<<20) {
+			err := run(newStore(t), r, io.Discard, func(string, ...any) {})
+			if err == nil || !strings.Contains(err.Error(), "end=9223372036854775807 entries=1\": input ended inside the batch") {
+				t.Errorf("%s, %s: want an error naming the header, got %v", name, how, err)
+			}
+		}
+	}
 }
