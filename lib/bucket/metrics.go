@@ -135,9 +135,13 @@ type aggregator struct {
 	metrics []metric
 	groups  []group
 	cap     int
-	key     []byte       // reused label key buffer
-	order   []keyed      // reused by appendSeries
-	labels  []tape.Label // reused by appendSeries
+	key     []byte  // reused label key buffer
+	order   []keyed // reused by appendSeries
+	// labelSets holds the escaped label sets of a.order's series, each
+	// ending at its labelEnds; reused by appendSeries.
+	labelSets []byte
+	labelEnds []int
+	labels    []tape.Label // reused by appendSeries
 }
 
 func newAggregator(d *doc.Doc, x *extract.Extractor) (*aggregator, error) {
@@ -277,27 +281,43 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 // then label bytes, so that a bucket's group reads the same on every run.
 // Each group's series are sorted once, whatever its number of metrics.
 func (a *aggregator) appendSeries(out []byte, b *Bucket, start []byte) []byte {
-	sorted := -1 // the group a.order is sorted for
+	sorted := -1 // the group a.order and a.labelSets are for
 	for mi := range a.metrics {
 		m := &a.metrics[mi]
 		g := &a.groups[m.group]
 		set := &b.series[m.group]
 		if sorted != m.group {
 			a.order, sorted = set.order(a.order), m.group
+			a.labelSets, a.labelEnds = a.appendLabelSets(a.labelSets[:0], a.labelEnds[:0], g)
 		}
-		for _, k := range a.order {
+		from := 0
+		for j, k := range a.order {
+			ls := a.labelSets[from:a.labelEnds[j]]
+			from = a.labelEnds[j]
 			si := k.i
 			if set.has[si]&m.bit == 0 {
 				continue
 			}
-			a.labels = appendLabels(a.labels[:0], g, k.key)
 			out = append(out, start...)
 			out = append(out, ' ')
-			out = tape.AppendSeries(out, m.Name, a.labels)
+			out = append(out, m.Name...)
+			out = append(out, ls...)
 			out = append(out, ' ')
 			out = tape.AppendValue(out, set.vals[int(si)*len(g.metrics)+m.pos])
 			out = append(out, '\n')
 		}
 	}
 	return out
+}
+
+// appendLabelSets appends the escaped label set ({name="value",...}) of each
+// series of a.order, in order, to sets, and where each ends to ends: a
+// group's metrics print the same label sets, escaped once.
+func (a *aggregator) appendLabelSets(sets []byte, ends []int, g *group) ([]byte, []int) {
+	for _, k := range a.order {
+		a.labels = appendLabels(a.labels[:0], g, k.key)
+		sets = tape.AppendSeries(sets, "", a.labels)
+		ends = append(ends, len(sets))
+	}
+	return sets, ends
 }
