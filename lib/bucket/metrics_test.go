@@ -2,7 +2,10 @@ package bucket
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/doc"
 )
 
 func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T) {
@@ -37,5 +40,43 @@ func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T
 				t.Fatalf("after reset, find(%q) = %d, want -1", k, s.find(k))
 			}
 		}
+	}
+}
+
+func TestASealPrintsEachMetricsSeriesInLabelOrderWithTheirLabelsEscaped(t *testing.T) {
+	// Two groups, visited c (a,b), m (b), s (a,b): the label sets escaped
+	// for a group are printed again for its next metric, not another's.
+	d, err := doc.Parse("test", []byte(`format regex ^(?P<t>\S+) (?P<a>\S+) (?P<b>\S+) (?P<n>\S+)$
+time t layout=unix
+window 10s grace=0s
+metric c count by=a,b
+metric m max=n by=b
+metric s sum=n by=a,b
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.AddStore("w", 0)
+	feedLines(r, st, 0, `101 x"y p 5`, `102 x"y q 7`, `103 z\ p 1`, `104 x"y p 2`, "105 \xff p 4")
+	r.Complete()
+	// Series sort by their key bytes: each value after its length, so the
+	// 1-byte \xff and the 2-byte z\ come before the 3-byte x"y.
+	want := `1970-01-01T00:01:40Z c{a="\xff",b="p"} 1
+1970-01-01T00:01:40Z c{a="z\\",b="p"} 1
+1970-01-01T00:01:40Z c{a="x\"y",b="p"} 2
+1970-01-01T00:01:40Z c{a="x\"y",b="q"} 1
+1970-01-01T00:01:40Z m{b="p"} 5
+1970-01-01T00:01:40Z m{b="q"} 7
+1970-01-01T00:01:40Z s{a="\xff",b="p"} 4
+1970-01-01T00:01:40Z s{a="z\\",b="p"} 1
+1970-01-01T00:01:40Z s{a="x\"y",b="p"} 7
+1970-01-01T00:01:40Z s{a="x\"y",b="q"} 7
+seal 1970-01-01T00:01:40Z`
+	if out := string(r.Take()); !strings.HasPrefix(out, want) {
+		t.Fatalf("want the group to start\n%s\ngot\n%s", want, out)
 	}
 }
