@@ -51,7 +51,12 @@ func apache(line []byte, f [][]byte, combined bool) string {
 	if request, rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
 		return ReasonFormat
 	}
-	if !splitRequest(request, f) {
+	if len(request) == 1 && request[0] == '-' {
+		// Apache's absent request (a connection closed or timed out before
+		// sending one, logged with its 400 or 408): a "-" field like the
+		// others, its parts absent too. Counted under its status.
+		f[fMethod], f[fPath], f[fProto] = request, request, request
+	} else if !splitRequest(request, f) {
 		return ReasonRequest
 	}
 	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' {

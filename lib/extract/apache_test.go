@@ -94,6 +94,9 @@ func TestExtractApacheTrickyLines(t *testing.T) {
 		{"target with spaces",
 			`h - - [10/Oct/2000:13:55:36 -0700] "GET /a b HTTP/1.1" 200 5 "-"` + rest,
 			map[string]string{"method": "GET", "path": "/a b", "proto": "HTTP/1.1"}},
+		{"request of -: Apache's absent request (a connection closed before one), its parts absent",
+			`h - - [10/Oct/2000:13:55:36 -0700] "-" 408 0 "-" "-"`,
+			map[string]string{"method": "-", "path": "-", "proto": "-", "status": "408", "bytes": "0"}},
 		{"empty quoted fields",
 			`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "" ""`,
 			map[string]string{"referer": "", "agent": ""}},
@@ -118,7 +121,6 @@ func TestExtractApacheDropsWithAReason(t *testing.T) {
 	for _, c := range []struct{ name, line, reason string }{
 		{"empty", "", ReasonFormat},
 		{"garbage", "hello world", ReasonFormat},
-		{"request of -", head + `"-" 400 0 "-" "-"`, ReasonRequest},
 		{"request of one space", head + `"GET /" 400 0 "-" "-"`, ReasonRequest},
 		{"request without method", head + `" / HTTP/1.1" 400 0 "-" "-"`, ReasonRequest},
 		{"request without proto", head + `"GET / " 400 0 "-" "-"`, ReasonRequest},

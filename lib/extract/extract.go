@@ -10,6 +10,9 @@
 //     including bytes that are not UTF-8, are fine.
 //   - One trailing '\r' (a CRLF log) is not part of any field, for every
 //     format.
+//   - An Apache request of "-" (Apache's absent request) has method, path
+//     and proto "-"; any other that is not METHOD TARGET PROTO is refused
+//     with reason request.
 //   - The built-in Apache formats are parsed by hand, CLF time included,
 //     and extraction allocates nothing per entry. A regex format
 //     allocates its submatch indices per entry.
@@ -50,7 +53,7 @@ type Extractor struct {
 // The reason words Extract gives for an entry it cannot extract.
 const (
 	ReasonFormat  = "format"  // the entry does not have the format's shape
-	ReasonRequest = "request" // an Apache request that is not METHOD TARGET PROTO
+	ReasonRequest = "request" // an Apache request that is neither METHOD TARGET PROTO nor "-"
 	ReasonStatus  = "status"  // an Apache status that is not three digits
 	ReasonBytes   = "bytes"   // an Apache size that is not "-" or digits below 2^53
 	ReasonTime    = "time"    // the time field does not parse in the layout
