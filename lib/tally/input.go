@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/timbertally/timbertally/lib/protocol"
 )
@@ -138,9 +139,18 @@ func (c *consumer) rest(st int, m *message, pos, left int64, lines int) error {
 	if left > maxRestBytes {
 		return fmt.Errorf("%q: a line of over %d bytes in a batch of %d bytes over tally's limit of %d", m.line, c.in.size(), m.h.End-m.h.Offset, maxRestBytes)
 	}
-	b := make([]byte, left)
-	if err := c.in.readFull(b); err != nil {
-		return cut(m, err)
+	// The buffer grows with what arrives, doubling: a header announcing a
+	// gigabyte that never comes costs what came, not a gigabyte.
+	b := make([]byte, 0, min(left, 2*int64(c.in.size())))
+	for int64(len(b)) < left {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, int(min(left-int64(len(b)), int64(len(b)))))
+		}
+		k := int(min(int64(cap(b)), left))
+		if err := c.in.readFull(b[len(b):k]); err != nil {
+			return cut(m, err)
+		}
+		b = b[:k]
 	}
 	return c.lastPiece(st, m, pos, b, lines)
 }

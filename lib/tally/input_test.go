@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -229,5 +230,21 @@ func TestABatchHeaderWithTheLargestEndIsAnErrorNamingItNotAPanic(t *testing.T) {
 				t.Errorf("%s, %s: want an error naming the header, got %v", name, how, err)
 			}
 		}
+	}
+}
+
+func TestABatchAnnouncingAGigabyteThatNeverComesCostsOnlyWhatCame(t *testing.T) {
+	// 3 MiB of one line, over the 2 MiB input buffer, then the input ends.
+	line := "130 " + strings.Repeat("x", 3<<20)
+	in := fmt.Sprintf("feed v=1\nstore id=web offset=0\nbatch id=web offset=0 end=%d entries=1\n%s", 1<<30, line)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := run(newStore(t), strings.NewReader(in), io.Discard, func(string, ...any) {})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "input ended inside the batch") {
+		t.Fatalf("want the cut batch named, got %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Fatalf("allocated %d MiB for 3 MiB of input", got>>20)
 	}
 }
