@@ -406,6 +406,9 @@ func (f *feeder) prepare() error {
 			s.dry = true
 		default:
 			s.ended = true
+			if n, _ := s.r.Behind(); n > 0 {
+				f.note("feed: store %s: its last %d bytes were not sent: they were not a whole line (no final newline) when it was read; a later run sends them once they are", s.ID, n)
+			}
 			if err := f.write(protocol.AppendEnd(f.hdr[:0], s.ID)); err != nil {
 				return err
 			}
