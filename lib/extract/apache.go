@@ -51,14 +51,7 @@ func apache(line []byte, f [][]byte, combined bool) string {
 	if request, rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
 		return ReasonFormat
 	}
-	if len(request) == 1 && request[0] == '-' {
-		// Apache's absent request (a connection closed or timed out before
-		// sending one, logged with its 400 or 408): a "-" field like the
-		// others, its parts absent too. Counted under its status.
-		f[fMethod], f[fPath], f[fProto] = request, request, request
-	} else if !splitRequest(request, f) {
-		return ReasonRequest
-	}
+	splitRequest(request, f)
 	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' {
 		// The usual three digits and a space: what token would cut, as a
 		// space within the first three fails isStatus either way.
@@ -140,18 +133,34 @@ func backslashesBefore(b []byte) int {
 	return n
 }
 
-// splitRequest cuts "METHOD TARGET PROTO" at its first and last space; a
-// target may itself hold spaces. All three must be non-empty.
-func splitRequest(r []byte, f [][]byte) bool {
+// splitRequest cuts the request into method, path and proto. Apache logs
+// the request line as the client sent it, so not every one is
+// "METHOD TARGET PROTO": a part that cannot be told is "-", Apache's own
+// word for an absent field, and the entry still counts under its status
+// (a 408 for "-", a connection closed before its request; a 400 for ""
+// or a TLS handshake sent to the HTTP port).
+//   - METHOD TARGET PROTO: cut at the first and last space (a target may
+//     itself hold spaces); all three non-empty.
+//   - METHOD TARGET: an HTTP/0.9 request, proto "-".
+//   - anything else ("-", "", no space, an empty part): all three "-".
+func splitRequest(r []byte, f [][]byte) {
 	first, _, _ := token(r) // the method: a few bytes
 	last := bytes.LastIndexByte(r, ' ')
 	n := len(first)
-	if n == len(r) || n == 0 || last-n < 2 || last == len(r)-1 {
-		return false
+	switch {
+	case n == 0 || n == len(r) || last == len(r)-1:
+		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
+	case last == n:
+		f[fMethod], f[fPath], f[fProto] = first, r[n+1:], dash
+	case last-n < 2:
+		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
+	default:
+		f[fMethod], f[fPath], f[fProto] = first, r[n+1:last], r[last+1:]
 	}
-	f[fMethod], f[fPath], f[fProto] = first, r[n+1:last], r[last+1:]
-	return true
 }
+
+// dash is the field of a request part that cannot be told.
+var dash = []byte("-")
 
 // isStatus reports whether b is three digits.
 func isStatus(b []byte) bool {

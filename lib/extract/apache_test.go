@@ -97,6 +97,9 @@ func TestExtractApacheTrickyLines(t *testing.T) {
 		{"request of -: Apache's absent request (a connection closed before one), its parts absent",
 			`h - - [10/Oct/2000:13:55:36 -0700] "-" 408 0 "-" "-"`,
 			map[string]string{"method": "-", "path": "-", "proto": "-", "status": "408", "bytes": "0"}},
+		{"an HTTP/0.9 request has no proto",
+			`h - - [10/Oct/2000:13:55:36 -0700] "GET /" 200 5 "-" "-"`,
+			map[string]string{"method": "GET", "path": "/", "proto": "-"}},
 		{"empty quoted fields",
 			`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "" ""`,
 			map[string]string{"referer": "", "agent": ""}},
@@ -116,14 +119,30 @@ func TestExtractApacheTrickyLines(t *testing.T) {
 	}
 }
 
+func TestAnApacheRequestThatCannotBeCutCountsWithItsPartsDash(t *testing.T) {
+	x := newExtractor(t, combinedDoc)
+	for _, req := range []string{"", `\x16\x03\x01\x02\x00`, " / HTTP/1.1", "GET / ", "GET  HTTP/1.1", "-"} {
+		line := `h - - [10/Oct/2000:13:55:36 -0700] "` + req + `" 400 226 "-" "-"`
+		var e Entry
+		if r := x.Extract([]byte(line), &e); r != "" {
+			t.Fatalf("request %q: dropped (%s), want counted under its status", req, r)
+		}
+		for _, f := range []string{"method", "path", "proto"} {
+			if got := string(e.Fields[x.Field(f)]); got != "-" {
+				t.Errorf("request %q: %s = %q, want -", req, f, got)
+			}
+		}
+		if got := string(e.Fields[x.Field("bytes")]); got != "226" {
+			t.Errorf("request %q: bytes = %q, want 226", req, got)
+		}
+	}
+}
+
 func TestExtractApacheDropsWithAReason(t *testing.T) {
 	const head = `h - - [10/Oct/2000:13:55:36 -0700] `
 	for _, c := range []struct{ name, line, reason string }{
 		{"empty", "", ReasonFormat},
 		{"garbage", "hello world", ReasonFormat},
-		{"request of one space", head + `"GET /" 400 0 "-" "-"`, ReasonRequest},
-		{"request without method", head + `" / HTTP/1.1" 400 0 "-" "-"`, ReasonRequest},
-		{"request without proto", head + `"GET / " 400 0 "-" "-"`, ReasonRequest},
 		{"truncated in time", `h - - [10/Oct/2000:13:5`, ReasonFormat},
 		{"truncated in request", head + `"GET / HT`, ReasonFormat},
 		{"truncated after request", head + `"GET / HTTP/1.1"`, ReasonFormat},

@@ -6,13 +6,15 @@
 //     field and its time set, or is refused with a reason word ([a-z-]+)
 //     that tally writes on a !drop marker.
 //   - Fields are sub-slices of the entry as logged (quoted fields keep
-//     Apache's escapes); nothing is decoded or copied, and any bytes,
+//     Apache's escapes), or the constant "-" for an Apache request part
+//     that cannot be told; nothing is decoded or copied, and any bytes,
 //     including bytes that are not UTF-8, are fine.
 //   - One trailing '\r' (a CRLF log) is not part of any field, for every
 //     format.
-//   - An Apache request of "-" (Apache's absent request) has method, path
-//     and proto "-"; any other that is not METHOD TARGET PROTO is refused
-//     with reason request.
+//   - An Apache request that is not METHOD TARGET PROTO (Apache's "-" for
+//     an absent request, "", an HTTP/0.9 "GET /", a TLS handshake sent to
+//     the HTTP port) still counts under its status: the parts that cannot
+//     be told are "-", Apache's word for an absent field.
 //   - The built-in Apache formats are parsed by hand, CLF time included,
 //     and extraction allocates nothing per entry. A regex format
 //     allocates its submatch indices per entry.
@@ -30,8 +32,8 @@ import (
 )
 
 // Entry is one extracted entry. Fields are indexed as Extractor.Field says
-// and alias the line given to Extract: they are valid until the line's
-// bytes change.
+// and alias the line given to Extract (or a constant "-"): they are valid
+// until the line's bytes change, and are read, never written.
 type Entry struct {
 	Time   int64 // Unix nanoseconds
 	Fields [][]byte
@@ -52,11 +54,10 @@ type Extractor struct {
 
 // The reason words Extract gives for an entry it cannot extract.
 const (
-	ReasonFormat  = "format"  // the entry does not have the format's shape
-	ReasonRequest = "request" // an Apache request that is neither METHOD TARGET PROTO nor "-"
-	ReasonStatus  = "status"  // an Apache status that is not three digits
-	ReasonBytes   = "bytes"   // an Apache size that is not "-" or digits below 2^53
-	ReasonTime    = "time"    // the time field does not parse in the layout
+	ReasonFormat = "format" // the entry does not have the format's shape
+	ReasonStatus = "status" // an Apache status that is not three digits
+	ReasonBytes  = "bytes"  // an Apache size that is not "-" or digits below 2^53
+	ReasonTime   = "time"   // the time field does not parse in the layout
 )
 
 // New makes an extractor for a document as Parse returns it.
