@@ -19,7 +19,7 @@ window 10s grace=0s
 metric requests count by=status
 `
 
-func newStore(t *testing.T) string {
+func newStore(t testing.TB) string {
 	t.Helper()
 	d, err := doc.Parse("test", []byte(testDoc))
 	if err != nil {
