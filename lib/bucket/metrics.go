@@ -64,34 +64,35 @@ type shortSlot struct {
 	i    int32  // the series number
 }
 
-// shortWord packs a key of 1 to 8 bytes into a word and its slot.
-func shortWord(key []byte) (w uint64, slot int) {
+// slot returns the slot of short that a key of 1 to 8 bytes goes in, and
+// the key as that slot holds it; nil for any other key.
+func (s *seriesSet) slot(key []byte) (*shortSlot, shortSlot) {
+	if len(key) == 0 || len(key) > 8 {
+		return nil, shortSlot{}
+	}
+	var w uint64
 	for j, c := range key {
 		w |= uint64(c) << (8 * j)
 	}
-	return w, int((w * 0x9e3779b97f4a7c15) >> (64 - 6)) // Fibonacci hashing into 64 slots
+	h := (w * 0x9e3779b97f4a7c15) >> (64 - 6) // Fibonacci hashing into 64 slots
+	return &s.short[h], shortSlot{word: w, n: uint8(len(key))}
 }
 
 // find returns the number of the series with key in s, -1 when it does not
 // exist.
 func (s *seriesSet) find(key []byte) int32 {
-	n := len(key)
-	if n == 0 || n > 8 {
-		if i, ok := s.index[string(key)]; ok {
-			return i
-		}
-		return -1
-	}
-	w, h := shortWord(key)
-	sl := &s.short[h]
-	if sl.n == uint8(n) && sl.word == w {
+	sl, k := s.slot(key)
+	if sl != nil && sl.n == k.n && sl.word == k.word {
 		return sl.i
 	}
 	i, ok := s.index[string(key)]
 	if !ok {
 		return -1
 	}
-	*sl = shortSlot{w, uint8(n), i}
+	if sl != nil {
+		k.i = i
+		*sl = k
+	}
 	return i
 }
 
@@ -106,9 +107,9 @@ func (s *seriesSet) create(key []byte, stride int) int32 {
 	for range stride {
 		s.vals = append(s.vals, 0)
 	}
-	if n := len(key); n > 0 && n <= 8 {
-		w, h := shortWord(key)
-		s.short[h] = shortSlot{w, uint8(n), i}
+	if sl, k := s.slot(key); sl != nil {
+		k.i = i
+		*sl = k
 	}
 	return i
 }
@@ -141,7 +142,7 @@ type aggregator struct {
 	// ending at its labelEnds; reused by appendSeries.
 	labelSets []byte
 	labelEnds []int
-	labels    []tape.Label // reused by appendSeries
+	labels    []tape.Label // reused by escapeLabelSets
 }
 
 func newAggregator(d *doc.Doc, x *extract.Extractor) (*aggregator, error) {
@@ -288,7 +289,7 @@ func (a *aggregator) appendSeries(out []byte, b *Bucket, start []byte) []byte {
 		set := &b.series[m.group]
 		if sorted != m.group {
 			a.order, sorted = set.order(a.order), m.group
-			a.labelSets, a.labelEnds = a.appendLabelSets(a.labelSets[:0], a.labelEnds[:0], g)
+			a.escapeLabelSets(g)
 		}
 		from := 0
 		for j, k := range a.order {
@@ -310,14 +311,14 @@ func (a *aggregator) appendSeries(out []byte, b *Bucket, start []byte) []byte {
 	return out
 }
 
-// appendLabelSets appends the escaped label set ({name="value",...}) of each
-// series of a.order, in order, to sets, and where each ends to ends: a
+// escapeLabelSets escapes the label set ({name="value",...}) of each series
+// of a.order, in order, into a.labelSets, each ending at its a.labelEnds: a
 // group's metrics print the same label sets, escaped once.
-func (a *aggregator) appendLabelSets(sets []byte, ends []int, g *group) ([]byte, []int) {
+func (a *aggregator) escapeLabelSets(g *group) {
+	a.labelSets, a.labelEnds = a.labelSets[:0], a.labelEnds[:0]
 	for _, k := range a.order {
 		a.labels = appendLabels(a.labels[:0], g, k.key)
-		sets = tape.AppendSeries(sets, "", a.labels)
-		ends = append(ends, len(sets))
+		a.labelSets = tape.AppendSeries(a.labelSets, "", a.labels)
+		a.labelEnds = append(a.labelEnds, len(a.labelSets))
 	}
-	return sets, ends
 }

@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/timbertally/timbertally/lib/doc"
 )
 
 func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T) {
@@ -46,20 +44,13 @@ func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T
 func TestASealPrintsEachMetricsSeriesInLabelOrderWithTheirLabelsEscaped(t *testing.T) {
 	// Two groups, visited c (a,b), m (b), s (a,b): the label sets escaped
 	// for a group are printed again for its next metric, not another's.
-	d, err := doc.Parse("test", []byte(`format regex ^(?P<t>\S+) (?P<a>\S+) (?P<b>\S+) (?P<n>\S+)$
+	r := rollerFor(t, `format regex ^(?P<t>\S+) (?P<a>\S+) (?P<b>\S+) (?P<n>\S+)$
 time t layout=unix
 window 10s grace=0s
 metric c count by=a,b
 metric m max=n by=b
 metric s sum=n by=a,b
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := New(d, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, nil)
 	st := r.AddStore("w", 0)
 	feedLines(r, st, 0, `101 x"y p 5`, `102 x"y q 7`, `103 z\ p 1`, `104 x"y p 2`, "105 \xff p 4")
 	r.Complete()

@@ -26,7 +26,13 @@ metric bytes sum=bytes by=status
 
 func newRoller(t *testing.T, grace string, cap int, k *Known) *Roller {
 	t.Helper()
-	d, err := doc.Parse("test", []byte(fmt.Sprintf(simpleDoc, grace, cap)))
+	return rollerFor(t, fmt.Sprintf(simpleDoc, grace, cap), k)
+}
+
+// rollerFor returns a Roller for the document text.
+func rollerFor(t *testing.T, text string, k *Known) *Roller {
+	t.Helper()
+	d, err := doc.Parse("test", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

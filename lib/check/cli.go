@@ -3,11 +3,11 @@ package check
 import (
 	"cmp"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/command"
 	"io"
 	"os"
 	"slices"
 
+	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/store"
 	"github.com/timbertally/timbertally/lib/tape"
 	"github.com/urfave/cli/v2"

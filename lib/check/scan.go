@@ -30,15 +30,15 @@ func Scan(s *Store, batchSize int64) []Finding {
 		fs = append(fs, Finding{d.Line, fmt.Sprintf("%s %s again (line %d had %s, this one %s): a fragment",
 			timeText(d.Start), d.Series.Text, d.OldLine, valueText(d.Old), valueText(d.New))})
 	}
-	for start, ls := range s.Tape.SealLines {
-		for _, n := range ls[1:] {
-			fs = append(fs, Finding{n, fmt.Sprintf("seal %s again (%d seals for the bucket, first on line %d): the bucket was written in fragments",
-				timeText(start), len(ls), ls[0])})
+	for start, seals := range s.Tape.Seals {
+		for _, sl := range seals[1:] {
+			fs = append(fs, Finding{sl.Line, fmt.Sprintf("seal %s again (%d seals for the bucket, first on line %d): the bucket was written in fragments",
+				timeText(start), len(seals), seals[0].Line)})
 		}
 	}
-	for i, m := range s.Tape.Markers {
+	for _, m := range s.Tape.Markers {
 		if m.Kind == tape.Late && m.Count == batchSize {
-			fs = append(fs, Finding{s.Tape.MarkerLine[i], fmt.Sprintf("!late %s count=%d: exactly a batch of the old follower (--batch-size %d), displaced whole",
+			fs = append(fs, Finding{m.Line, fmt.Sprintf("!late %s count=%d: exactly a batch of the old follower (--batch-size %d), displaced whole",
 				timeText(m.Start), m.Count, batchSize)})
 		}
 	}
@@ -53,9 +53,9 @@ func Scan(s *Store, batchSize int64) []Finding {
 func Integrity(s *Store) []Finding {
 	fs := unsealed(s)
 	for start, seals := range s.Tape.Seals {
-		for i, sl := range seals {
+		for _, sl := range seals {
 			if sl.Width != s.Doc.Width {
-				fs = append(fs, Finding{s.Tape.SealLines[start][i], fmt.Sprintf("seal %s says width=%v, but the document's window is %v", timeText(start), sl.Width, s.Doc.Width)})
+				fs = append(fs, Finding{sl.Line, fmt.Sprintf("seal %s says width=%v, but the document's window is %v", timeText(start), sl.Width, s.Doc.Width)})
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func overSealed(s *Store) []Finding {
 	view := viewBuckets(s.Tape)
 	var fs []Finding
 	for start, seals := range s.Tape.Seals {
-		entries := seals[len(seals)-1].Entries
+		last := seals[len(seals)-1]
 		b := view[start]
 		for _, name := range plainCounts(s.Doc) {
 			total := b.caps[name]
@@ -98,10 +98,9 @@ func overSealed(s *Store) []Finding {
 					total += int64(p.Value)
 				}
 			}
-			if total > entries {
-				ls := s.Tape.SealLines[start]
-				fs = append(fs, Finding{ls[len(ls)-1], fmt.Sprintf("bucket %s: %s totals %d (with !cap) but its seal says entries=%d",
-					timeText(start), name, total, entries)})
+			if total > last.Entries {
+				fs = append(fs, Finding{last.Line, fmt.Sprintf("bucket %s: %s totals %d (with !cap) but its seal says entries=%d",
+					timeText(start), name, total, last.Entries)})
 			}
 		}
 	}

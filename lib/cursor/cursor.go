@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/atomicfile"
 	"io/fs"
 	"os"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/timbertally/timbertally/lib/atomicfile"
 	"github.com/timbertally/timbertally/lib/protocol"
 	"github.com/timbertally/timbertally/lib/store"
 )

@@ -147,15 +147,14 @@ func splitRequest(r []byte, f [][]byte) {
 	first, _, _ := token(r) // the method: a few bytes
 	last := bytes.LastIndexByte(r, ' ')
 	n := len(first)
+	whole := n > 0 && last < len(r)-1 // a method, and no space at the end
 	switch {
-	case n == 0 || n == len(r) || last == len(r)-1:
-		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
-	case last == n:
-		f[fMethod], f[fPath], f[fProto] = first, r[n+1:], dash
-	case last-n < 2:
-		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
-	default:
+	case whole && last-n >= 2:
 		f[fMethod], f[fPath], f[fProto] = first, r[n+1:last], r[last+1:]
+	case whole && last == n:
+		f[fMethod], f[fPath], f[fProto] = first, r[n+1:], dash
+	default:
+		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
 	}
 }
 

@@ -2,13 +2,13 @@ package feed
 
 import (
 	"fmt"
-	"github.com/timbertally/timbertally/lib/command"
 	"os"
 	"os/signal"
 	"slices"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
+	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/store"
 	"github.com/urfave/cli/v2"
 )

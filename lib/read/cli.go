@@ -18,7 +18,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/command"
 	"io"
 	"maps"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
 	"github.com/urfave/cli/v2"
@@ -258,8 +258,6 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 	return formats[s.format](w, rows, true)
 }
 
-// mergeKinds gathers the metric kinds of every tape's document and --kind;
-// two tapes that disagree on a metric's kind cannot be merged.
 // knownMetrics refuses a --metric that no named tally store's document
 // defines, when every source is a tally store (a bare tape's metrics are
 // not known beforehand): an empty table would say nothing of the typo.
@@ -281,6 +279,8 @@ func (s *settings) knownMetrics(srcs []*source) error {
 	return nil
 }
 
+// mergeKinds gathers the metric kinds of every tape's document and --kind;
+// two tapes that disagree on a metric's kind cannot be merged.
 func mergeKinds(srcs []*source, args map[string]doc.MetricKind) (map[string]doc.MetricKind, error) {
 	kinds := map[string]doc.MetricKind{}
 	from := map[string]string{}
@@ -311,7 +311,7 @@ func writeMarkers(w *bufio.Writer, srcs []*source, byTape bool) {
 			fmt.Fprintf(w, "# tape %s\n", src.name)
 		}
 		for _, m := range src.res.Markers {
-			b = tape.Append(b[:0], &m)
+			b = tape.Append(b[:0], &m.Record)
 			w.Write(b)
 		}
 		for k, t := range src.res.Totals {

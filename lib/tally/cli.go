@@ -23,12 +23,12 @@ package tally
 
 import (
 	"fmt"
-	"github.com/timbertally/timbertally/lib/command"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/urfave/cli/v2"
 )

@@ -83,10 +83,10 @@ func newFileSource(r io.Reader) fileSource {
 }
 
 func (s fileSource) waiting() int {
-	n := int32(0)
 	if s.rc == nil {
 		return 0
 	}
+	var n int32
 	s.rc.Control(func(fd uintptr) {
 		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
 			n = 0

@@ -3,13 +3,13 @@ package tally
 import (
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/timbertally/timbertally/lib/atomicfile"
 	"github.com/timbertally/timbertally/lib/doc"
 )
 

@@ -23,12 +23,13 @@ package tape
 import (
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/protocol"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/timbertally/timbertally/lib/protocol"
 )
 
 // Kind is the kind of a tape record.

@@ -57,6 +57,13 @@ type Dup struct {
 // Differs reports whether the duplicate changed the pair's value.
 func (d Dup) Differs() bool { return d.Old != d.New }
 
+// Placed is a record and the tape line it was read from, for findings that
+// name the line.
+type Placed struct {
+	Record
+	Line int
+}
+
 // Totals counts the markers of one kind.
 type Totals struct {
 	Markers int64 // marker lines
@@ -71,10 +78,8 @@ type Totals struct {
 // !late is kept whatever the metric filter).
 type Resolved struct {
 	Points     []Point
-	Seals      map[int64][]Record // bucket start: its seal lines, in tape order
-	SealLines  map[int64][]int    // bucket start: the line numbers of its seals
-	Markers    []Record           // !late, !drop, !cap in tape order
-	MarkerLine []int              // the line number of each of Markers
+	Seals      map[int64][]Placed // bucket start: its seal lines, in tape order
+	Markers    []Placed           // !late, !drop, !cap in tape order
 	Totals     map[Kind]Totals    // per marker kind
 	End        *Record            // the last end record, nil while the tape is open
 	Duplicates []Dup              // when Options.OnDuplicate is nil
@@ -142,7 +147,7 @@ func NewResolver(opt Options) *Resolver {
 		to:     maxNS,
 		ids:    map[string]int32{},
 		points: map[pair]value{},
-		res:    Resolved{Seals: map[int64][]Record{}, SealLines: map[int64][]int{}, Totals: map[Kind]Totals{}},
+		res:    Resolved{Seals: map[int64][]Placed{}, Totals: map[Kind]Totals{}},
 	}
 	if opt.Metrics != nil {
 		rv.metrics = map[string]bool{}
@@ -193,8 +198,7 @@ func (rv *Resolver) add(line []byte, n int) error {
 	switch rec.Kind {
 	case Seal:
 		if rv.inRange(rec.Start) {
-			rv.res.Seals[rec.Start] = append(rv.res.Seals[rec.Start], rec)
-			rv.res.SealLines[rec.Start] = append(rv.res.SealLines[rec.Start], n)
+			rv.res.Seals[rec.Start] = append(rv.res.Seals[rec.Start], Placed{rec, n})
 		}
 	case End:
 		rv.res.End = &rec
@@ -261,13 +265,16 @@ func parseCount(b []byte) (float64, bool) {
 // another order) still resolves it once. Text keeps the first spelling's
 // label order, which is tally's (the document's by= order).
 func (rv *Resolver) intern(raw, metric string, labels []Label) int32 {
-	sorted := slices.SortedFunc(slices.Values(labels), func(a, b Label) int { return strings.Compare(a.Name, b.Name) })
-	key := string(AppendSeries(nil, metric, sorted))
+	text := string(AppendSeries(nil, metric, labels))
+	key := text // a single label, or labels already by name (by= in that order)
+	if byName := func(a, b Label) int { return strings.Compare(a.Name, b.Name) }; !slices.IsSortedFunc(labels, byName) {
+		key = string(AppendSeries(nil, metric, slices.SortedFunc(slices.Values(labels), byName)))
+	}
 	id, ok := rv.ids[key]
 	if !ok {
 		id = int32(len(rv.series))
 		rv.ids[key] = id
-		rv.series = append(rv.series, &SeriesText{Text: string(AppendSeries(nil, metric, labels)), Metric: metric, Labels: labels})
+		rv.series = append(rv.series, &SeriesText{Text: text, Metric: metric, Labels: labels})
 		rv.keep = append(rv.keep, rv.metrics == nil || rv.metrics[metric])
 	}
 	rv.ids[raw] = id
@@ -297,8 +304,7 @@ func (rv *Resolver) addMarker(rec Record, n int) {
 	if rec.Kind == Cap && rv.metrics != nil && !rv.metrics[rec.Metric] {
 		return
 	}
-	rv.res.Markers = append(rv.res.Markers, rec)
-	rv.res.MarkerLine = append(rv.res.MarkerLine, n)
+	rv.res.Markers = append(rv.res.Markers, Placed{rec, n})
 	t := rv.res.Totals[rec.Kind]
 	t.Markers++
 	t.Entries += rec.Count

@@ -65,8 +65,17 @@ func TestResolveKeepsTheLastLineOfEachPairAndReportsDuplicates(t *testing.T) {
 	}
 	t30, _ := ParseTime("2026-10-10T13:55:30Z")
 	t40, _ := ParseTime("2026-10-10T13:55:40Z")
-	if fmt.Sprint(res.MarkerLine) != "[5 9 11]" || fmt.Sprint(res.SealLines[t30], res.SealLines[t40]) != "[4] [10]" {
-		t.Errorf("marker lines %v, seal lines %v, want markers on 5 9 11 and seals on 4 and 10", res.MarkerLine, res.SealLines)
+	var markerLines, sealLines []int
+	for _, m := range res.Markers {
+		markerLines = append(markerLines, m.Line)
+	}
+	for _, start := range []int64{t30, t40} {
+		for _, s := range res.Seals[start] {
+			sealLines = append(sealLines, s.Line)
+		}
+	}
+	if fmt.Sprint(markerLines) != "[5 9 11]" || fmt.Sprint(sealLines) != "[4 10]" || len(res.Seals[t30]) != 1 || len(res.Seals[t40]) != 1 {
+		t.Errorf("marker lines %v, seal lines %v, want markers on 5 9 11 and seals on 4 and 10", markerLines, sealLines)
 	}
 }
 
