@@ -18,6 +18,7 @@ type row struct {
 	labels []tape.Label // as on the first tape that had the series
 	sorted []tape.Label // by name: what tsv, csv, json and table show
 	value  float64
+	rank   int32 // the series' place in metric, then sorted-label, order
 }
 
 // view is the settings that turn resolved tapes into rows.
@@ -27,45 +28,93 @@ type view struct {
 	kinds  map[string]doc.MetricKind // every metric's kind that is known
 }
 
-// rowKey identifies a row across tapes: the bucket and the series with its
-// labels sorted by name, in tape syntax (so unambiguous whatever the values).
+// rowKey identifies a row across tapes: the bucket and the series' index
+// among the shown series.
 type rowKey struct {
 	start  int64
-	series string
+	series int32
 }
 
 // rows merges the tapes' points: the same series in the same bucket (after
 // --step) combines by its metric's kind, summing when the kind is unknown.
+// One tape at its own buckets has one point a row, and needs no merging.
+//
+// A series is worked out once (show) and its rank once (rank): the points,
+// a million for a day of by=path, are then keyed and ordered by integers.
 func (v *view) rows(srcs []*source) ([]*row, error) {
-	byKey := map[rowKey]*row{}
-	var out []*row
+	total := 0
 	for _, src := range srcs {
-		series := map[*tape.SeriesText]*shown{} // per tape: --by-tape labels differ
+		total += len(src.res.Points)
+	}
+	slab := make([]row, 0, total) // never grown: out points into it
+	out := make([]*row, 0, total)
+	var shows []*shown
+	ids := map[string]int32{} // a shown series' key: its index in shows
+	var byKey map[rowKey]*row
+	if len(srcs) > 1 || v.step != 0 {
+		byKey = make(map[rowKey]*row, total)
+	}
+	for _, src := range srcs {
+		series := map[*tape.SeriesText]int32{} // per tape: --by-tape labels differ
 		for _, p := range src.res.Points {
-			sh, ok := series[p.Series]
+			id, ok := series[p.Series]
 			if !ok {
-				var err error
-				if sh, err = v.show(src, p.Series); err != nil {
+				sh, err := v.show(src, p.Series)
+				if err != nil {
 					return nil, err
 				}
-				series[p.Series] = sh
+				if id, ok = ids[sh.key]; !ok {
+					id = int32(len(shows))
+					ids[sh.key] = id
+					shows = append(shows, sh)
+				}
+				series[p.Series] = id
 			}
-			k := rowKey{v.bucket(p.Start), sh.key}
-			if r, ok := byKey[k]; ok {
-				r.value = combine(v.kinds[r.metric], r.value, p.Value)
-				continue
+			k := rowKey{v.bucket(p.Start), id}
+			if byKey != nil {
+				if r, ok := byKey[k]; ok {
+					r.value = combine(v.kinds[r.metric], r.value, p.Value)
+					continue
+				}
 			}
-			r := &row{start: k.start, metric: p.Series.Metric, labels: sh.labels, sorted: sh.sorted, value: p.Value}
-			byKey[k] = r
+			sh := shows[id]
+			slab = append(slab, row{start: k.start, metric: p.Series.Metric, labels: sh.labels, sorted: sh.sorted, value: p.Value, rank: id})
+			r := &slab[len(slab)-1]
+			if byKey != nil {
+				byKey[k] = r
+			}
 			out = append(out, r)
 		}
 	}
+	rank := rankShown(shows)
+	for _, r := range out {
+		r.rank = rank[r.rank]
+	}
 	return out, nil
+}
+
+// rankShown returns each shown series' place in metric, then sorted-label,
+// order.
+func rankShown(shows []*shown) []int32 {
+	order := make([]int32, len(shows))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		x, y := shows[a], shows[b]
+		return cmp.Or(strings.Compare(x.metric, y.metric), compareLabels(x.sorted, y.sorted))
+	})
+	rank := make([]int32, len(shows))
+	for r, id := range order {
+		rank[id] = int32(r)
+	}
+	return rank
 }
 
 // shown is a series as the rows show it, worked out once per series and
 // tape rather than once per point.
 type shown struct {
+	metric         string
 	labels, sorted []tape.Label
 	key            string // the series with sorted labels, in tape syntax
 }
@@ -79,7 +128,7 @@ func (v *view) show(src *source, s *tape.SeriesText) (*shown, error) {
 		labels = append(slices.Clip(labels), tape.Label{Name: "tape", Value: src.label()})
 	}
 	sorted := slices.SortedFunc(slices.Values(labels), func(a, b tape.Label) int { return strings.Compare(a.Name, b.Name) })
-	return &shown{labels, sorted, string(tape.AppendSeries(nil, s.Metric, sorted))}, nil
+	return &shown{s.Metric, labels, sorted, string(tape.AppendSeries(nil, s.Metric, sorted))}, nil
 }
 
 // bucket is the --step bucket holding a start: steps are aligned to the
@@ -137,13 +186,13 @@ func (v *view) checkStep(srcs []*source) error {
 // byTime orders rows by time, then metric, then labels: a table reads one
 // bucket at a time.
 func byTime(a, b *row) int {
-	return cmp.Or(cmp.Compare(a.start, b.start), strings.Compare(a.metric, b.metric), compareLabels(a.sorted, b.sorted))
+	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rank, b.rank))
 }
 
 // bySeries orders rows by metric, then labels, then time: OpenMetrics wants
 // each family, and each series within it, contiguous.
 func bySeries(a, b *row) int {
-	return cmp.Or(strings.Compare(a.metric, b.metric), compareLabels(a.sorted, b.sorted), cmp.Compare(a.start, b.start))
+	return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.start, b.start))
 }
 
 func compareLabels(a, b []tape.Label) int {
