@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -308,5 +309,38 @@ func TestAMetricNoDocumentDefinesIsAUsageError(t *testing.T) {
 	}
 	if r := tgread(t, "2026-10-10T13:55:30Z requests 5\n", "--metric", "request", "-"); r.code != 0 {
 		t.Fatalf("on a bare tape the metrics are not known beforehand: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// The rows are ranked by series once rather than compared by text; the
+// order must still be time, then metric, then labels by name and value
+// (and series first for OpenMetrics), whatever the tape's order.
+func TestRowsAreOrderedByTimeThenMetricThenLabelsWhateverTheTapeOrder(t *testing.T) {
+	tape := `2026-10-10T13:55:40Z b{z="1",a="2"} 1
+2026-10-10T13:55:30Z b{z="1",a="2"} 2
+2026-10-10T13:55:30Z a{x="9"} 3
+2026-10-10T13:55:30Z b{a="10",z="1"} 4
+2026-10-10T13:55:30Z a{x="10"} 5
+2026-10-10T13:55:40Z a{x="9"} 6
+`
+	tgread(t, tape, "-f", "tsv", "-").want(t, 0, `time	metric	labels	value
+2026-10-10T13:55:30Z	a	x=10	5
+2026-10-10T13:55:30Z	a	x=9	3
+2026-10-10T13:55:30Z	b	a=10,z=1	4
+2026-10-10T13:55:30Z	b	a=2,z=1	2
+2026-10-10T13:55:40Z	a	x=9	6
+2026-10-10T13:55:40Z	b	a=2,z=1	1
+`)
+	r := tgread(t, tape, "-f", "openmetrics", "-")
+	var got []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if l != "" && l[0] != '#' {
+			got = append(got, l)
+		}
+	}
+	want := []string{`a{x="10"} 5 1791640530`, `a{x="9"} 3 1791640530`, `a{x="9"} 6 1791640540`,
+		`b{a="10",z="1"} 4 1791640530`, `b{a="2",z="1"} 2 1791640530`, `b{a="2",z="1"} 1 1791640540`}
+	if !slices.Equal(got, want) {
+		t.Errorf("openmetrics samples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
