@@ -97,7 +97,7 @@ func (c *consumer) readStores() ([]tape.Pos, []byte, error) {
 		return nil, nil, fmt.Errorf("input starts with %q, not \"feed v=1\": run tally --run under feed", line)
 	}
 	if h.V != protocol.Version {
-		return nil, nil, fmt.Errorf("feed speaks protocol v=%s; this tally speaks v=%s: use a feed and tally of the same release", h.V, protocol.Version)
+		return nil, nil, fmt.Errorf("input starts with %q: feed speaks protocol v=%q, this tally v=%s: use a feed and tally of the same release", line, h.V, protocol.Version)
 	}
 	var stores []tape.Pos
 	for {

@@ -117,6 +117,7 @@ func TestProtocolViolationsAreRefusedWithTheLine(t *testing.T) {
 	gap, _ := batch(end1+5, 102)
 	for name, tc := range map[string]struct{ in, msg string }{
 		"another version":   {"feed v=2\n", "v=2"},
+		"a CRLF hello":      {"feed v=1\r\n", `input starts with "feed v=1\r": feed speaks protocol v="1\r"`},
 		"no hello":          {"store id=web offset=0\n", "not \"feed v=1\""},
 		"a gap":             {"feed v=1\nstore id=web offset=0\n" + b1 + gap, "must be contiguous"},
 		"an unknown store":  {"feed v=1\nstore id=web offset=0\nidle id=other quiet=5\n", "not declared"},
