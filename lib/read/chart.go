@@ -88,7 +88,7 @@ func seriesName(r *row) string {
 		return r.metric
 	}
 	b := append([]byte(r.metric), '{')
-	b = appendLabels(b, r.sorted, true)
+	b = appendLabels(b, r.sorted, showControls)
 	return string(append(b, '}'))
 }
 

@@ -25,12 +25,28 @@ var formats = map[string]func(w *bufio.Writer, rows []*row, header bool) error{
 
 const hexDigits = "0123456789abcdef"
 
+// show says how appendShown escapes a label value beyond what every format
+// needs.
+type show uint8
+
+const (
+	// showControls: a tab, newline or carriage return as \t, \n or \r and
+	// any other control byte as \xHH, for a line-per-record format and a
+	// terminal.
+	showControls show = 1 << iota
+	// showInList: a comma as \, for a value in a k=v,k=v list, which then
+	// splits one way only.
+	showInList
+)
+
 // appendShown appends a label value for a human or a text format: each byte
-// that is not part of valid UTF-8 becomes the text \xHH, and with controls
-// a tab, newline or carriage return becomes \t, \n or \r, so that a value
-// cannot break a line-per-record format, and any other control byte becomes
-// \xHH.
-func appendShown(b []byte, v string, controls bool) []byte {
+// that is not part of valid UTF-8 becomes the text \xHH, and a backslash
+// becomes \\, so that what is shown names one value only: a byte 0xff
+// shows as \xff and the four characters \xff as \\xff (two series of a
+// tape, which a loader keyed on labels must not take for one). Apache's
+// own escapes are shown escaped again: its \" for a quote shows as \\".
+func appendShown(b []byte, v string, how show) []byte {
+	controls := how&showControls != 0
 	for i := 0; i < len(v); {
 		c := v[i]
 		if c >= utf8.RuneSelf {
@@ -47,6 +63,10 @@ func appendShown(b []byte, v string, controls bool) []byte {
 			continue
 		}
 		switch {
+		case c == '\\':
+			b = append(b, '\\', '\\')
+		case c == ',' && how&showInList != 0:
+			b = append(b, '\\', ',')
 		case controls && c == '\t':
 			b = append(b, '\\', 't')
 		case controls && c == '\n':
@@ -65,15 +85,16 @@ func appendShown(b []byte, v string, controls bool) []byte {
 	return b
 }
 
-// appendLabels appends k=v,k=v of labels sorted by name.
-func appendLabels(b []byte, labels []tape.Label, controls bool) []byte {
+// appendLabels appends k=v,k=v of labels sorted by name. A name is a plain
+// identifier; a value shows a comma as \, (and a backslash as \\).
+func appendLabels(b []byte, labels []tape.Label, how show) []byte {
 	for i, l := range labels {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, l.Name...)
 		b = append(b, '=')
-		b = appendShown(b, l.Value, controls)
+		b = appendShown(b, l.Value, how|showInList)
 	}
 	return b
 }
@@ -98,7 +119,7 @@ func appendTabbed(b []byte, r *row) []byte {
 	b = append(b, '\t')
 	b = append(b, r.metric...)
 	b = append(b, '\t')
-	b = appendLabels(b, r.sorted, true)
+	b = appendLabels(b, r.sorted, showControls)
 	b = append(b, '\t')
 	b = tape.AppendValue(b, r.value)
 	return append(b, '\n')
@@ -129,7 +150,7 @@ func writeCSV(w *bufio.Writer, rows []*row, header bool) error {
 		cw.Write([]string{
 			string(tape.AppendTime(nil, r.start)),
 			r.metric,
-			string(appendLabels(nil, r.sorted, false)),
+			string(appendLabels(nil, r.sorted, 0)),
 			string(tape.AppendValue(nil, r.value)),
 		})
 	}
@@ -153,7 +174,7 @@ func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 			}
 			b = appendJSONString(b, l.Name)
 			b = append(b, ':')
-			shown = appendShown(shown[:0], l.Value, false)
+			shown = appendShown(shown[:0], l.Value, 0)
 			b = appendJSONString(b, string(shown))
 		}
 		b = append(b, `},"value":`...)
@@ -225,7 +246,7 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 // appendOpenMetricsValue appends a label value shown as text (\xHH for a
 // byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n.
 func appendOpenMetricsValue(b []byte, v string) []byte {
-	for _, c := range appendShown(nil, v, false) {
+	for _, c := range appendShown(nil, v, 0) {
 		switch c {
 		case '\\', '"':
 			b = append(b, '\\', c)

@@ -44,7 +44,7 @@ func TestPromtoolBackfillsOpenMetricsOutput(t *testing.T) {
 	got := strings.Split(strings.TrimSpace(string(out)), "\n")
 	want := []string{
 		`{__name__="bytes", method="GET", status="200"} 1.234567e+06 1791640530000`,
-		`{__name__="bytes", method="GET", status="nul\x00x\\"} 0.25 1791640540000`,
+		`{__name__="bytes", method="GET", status="nul\x00x\\\\"} 0.25 1791640540000`,
 		`{__name__="requests", method="GET", status="200"} 2048 1791640540000`,
 		`{__name__="requests", method="GET", status="200"} 431 1791640530000`,
 		`{__name__="requests", method="GET", status="404"} 12 1791640530000`,

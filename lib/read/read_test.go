@@ -66,13 +66,13 @@ func TestEachFormatShowsTheResolvedTape(t *testing.T) {
 			"2026-10-10T13:55:30Z\trequests\tmethod=GET,status=200\t431\n" +
 			"2026-10-10T13:55:30Z\trequests\tmethod=GET,status=404\t12\n" +
 			"2026-10-10T13:55:40Z\trequests\tmethod=GET,status=200\t2048\n" +
-			"2026-10-10T13:55:40Z\trequests\tmethod=GET,status=x\\xff\"\\n\\t,=y\t3\n",
+			"2026-10-10T13:55:40Z\trequests\tmethod=GET,status=x\\xff\"\\n\\t\\,=y\t3\n",
 		"csv": "time,metric,labels,value\n" +
 			"2026-10-10T13:55:30Z,bytes,\"method=GET,status=200\",1234567\n" +
 			"2026-10-10T13:55:30Z,requests,\"method=GET,status=200\",431\n" +
 			"2026-10-10T13:55:30Z,requests,\"method=GET,status=404\",12\n" +
 			"2026-10-10T13:55:40Z,requests,\"method=GET,status=200\",2048\n" +
-			"2026-10-10T13:55:40Z,requests,\"method=GET,status=x\\xff\"\"\n\t,=y\",3\n",
+			"2026-10-10T13:55:40Z,requests,\"method=GET,status=x\\xff\"\"\n\t\\,=y\",3\n",
 		"json": `{"time":"2026-10-10T13:55:30Z","metric":"bytes","labels":{"method":"GET","status":"200"},"value":1234567}
 {"time":"2026-10-10T13:55:30Z","metric":"requests","labels":{"method":"GET","status":"200"},"value":431}
 {"time":"2026-10-10T13:55:30Z","metric":"requests","labels":{"method":"GET","status":"404"},"value":12}
@@ -94,12 +94,12 @@ requests{method="GET",status="404"} 12 1791640530
 requests{method="GET",status="x\\xff\"\n	,=y"} 3 1791640540
 # EOF
 `,
-		"table": `TIME                  METRIC    LABELS                           VALUE
-2026-10-10T13:55:30Z  bytes     method=GET,status=200            1234567
-2026-10-10T13:55:30Z  requests  method=GET,status=200            431
-2026-10-10T13:55:30Z  requests  method=GET,status=404            12
-2026-10-10T13:55:40Z  requests  method=GET,status=200            2048
-2026-10-10T13:55:40Z  requests  method=GET,status=x\xff"\n\t,=y  3
+		"table": `TIME                  METRIC    LABELS                            VALUE
+2026-10-10T13:55:30Z  bytes     method=GET,status=200             1234567
+2026-10-10T13:55:30Z  requests  method=GET,status=200             431
+2026-10-10T13:55:30Z  requests  method=GET,status=404             12
+2026-10-10T13:55:40Z  requests  method=GET,status=200             2048
+2026-10-10T13:55:40Z  requests  method=GET,status=x\xff"\n\t\,=y  3
 `,
 	}
 	path := write(t, t.TempDir(), "tape", tapeA)
@@ -295,7 +295,7 @@ func BenchmarkPrintTSV(b *testing.B) {
 }
 
 func TestControlBytesInLabelValuesCannotReachTheTerminal(t *testing.T) {
-	got := string(appendShown(nil, "a\x1b[2Jb\x7f\tc\u009b31m\u0085é", true))
+	got := string(appendShown(nil, "a\x1b[2Jb\x7f\tc\u009b31m\u0085é", showControls))
 	if want := `a\x1b[2Jb\x7f\tc\xc2\x9b31m\xc2\x85é`; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -344,5 +344,32 @@ func TestRowsAreOrderedByTimeThenMetricThenLabelsWhateverTheTapeOrder(t *testing
 		`b{a="1",z="1"} 2 1791640530`, `b{a="2",z="0"} 4 1791640530`, `b{a="2",z="0"} 1 1791640540`}
 	if !slices.Equal(got, want) {
 		t.Errorf("openmetrics samples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Two series of one bucket never print as one line: a byte that is not
+// UTF-8 and the text that shows it (\xff), or label values whose commas
+// would forge another label in k=v,k=v. A loader keyed on labels would keep
+// one value and lose the other.
+func TestDistinctSeriesNeverPrintAlike(t *testing.T) {
+	tape := `2026-10-10T13:55:30Z a{v="\\xff"} 1
+2026-10-10T13:55:30Z a{v="\xff"} 1
+2026-10-10T13:55:30Z a{v="\\\\xff"} 1
+2026-10-10T13:55:30Z r{m="GET",p="/a,p=/b"} 1
+2026-10-10T13:55:30Z r{m="GET,p=/a",p="/b"} 1
+2026-10-10T13:55:30Z r{m="GET\\,p=/a",p="/b"} 1
+`
+	for _, format := range []string{"tsv", "csv", "json", "openmetrics", "table"} {
+		r := tgread(t, tape, "-f", format, "-")
+		seen := map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+			if seen[l] {
+				t.Errorf("%s: two series print as %q:\n%s", format, l, r.stdout)
+			}
+			seen[l] = true
+		}
+		if len(seen) < 6 {
+			t.Errorf("%s: %d lines for 6 series:\n%s", format, len(seen), r.stdout)
+		}
 	}
 }
