@@ -89,12 +89,18 @@ func slowNumber[T string | []byte](b T) (float64, bool) {
 }
 
 // Compare evaluates FIELD OP VALUE: numeric when both sides are numbers
-// (Number), else byte-wise.
+// (Number), byte-wise when neither is. A number and a text have no order:
+// <, <=, > and >= are false between them, and = and != compare the bytes.
+// So Apache's "-" size, which min and max skip, is neither below 10 bytes
+// nor at least 0 (byte-wise, "-" sorts before every digit).
 func Compare(field []byte, op doc.Op, value string) bool {
-	if a, ok := number(field); ok {
-		if b, ok := number(value); ok {
-			return holds(cmp.Compare(a, b), op)
-		}
+	a, fieldNum := number(field)
+	b, valueNum := number(value)
+	switch {
+	case fieldNum && valueNum:
+		return holds(cmp.Compare(a, b), op)
+	case fieldNum != valueNum && op != doc.Eq && op != doc.Ne:
+		return false
 	}
 	// string(field) in a comparison does not copy the field.
 	c := 0

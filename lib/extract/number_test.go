@@ -53,7 +53,15 @@ func TestCompareIsNumericWhenBothSidesAreNumbers(t *testing.T) {
 		{"-1", doc.Lt, "0", true},
 		{"10", doc.Le, "9", false},
 		{"abc", doc.Lt, "abd", true}, // byte-wise
-		{"10", doc.Gt, "9x", false},  // one side not a number: byte-wise "10" < "9x"
+		{"10", doc.Gt, "9x", false},  // a number and a text have no order
+		{"10", doc.Lt, "9x", false},
+		{"-", doc.Ge, "0", false}, // Apache's "-" size: no order against a number
+		{"-", doc.Le, "0", false},
+		{"-", doc.Lt, "10", false},
+		{"-", doc.Eq, "0", false},
+		{"-", doc.Ne, "0", true},
+		{"abc", doc.Gt, "100", false},
+		{"10", doc.Ne, "10x", true},
 		{"-", doc.Eq, "-", true},
 		{"/a", doc.Ne, "/b", true},
 		{"\xff", doc.Gt, "z", true},
