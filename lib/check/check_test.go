@@ -134,7 +134,7 @@ func TestACorrectTapeMatchesEveryBucketAndConserves(t *testing.T) {
 func TestAFragmentIsShortAndFailsConservation(t *testing.T) {
 	tp := strings.Replace(positions(threeBuckets, threeBucketsTape), `requests{status="200"} 2`, `requests{status="200"} 1`, 1)
 	f := newFixture(t, threeBuckets, tp)
-	want := Diff{Short, ns("13:55:00"), `requests{status="200"}`, 1, 2, false, false}
+	want := Diff{Kind: Short, Start: ns("13:55:00"), Series: `requests{status="200"}`, Tape: 1, Derived: 2}
 	if c := f.compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
 		t.Fatalf("want %+v, got %+v", want, c.Diffs)
 	}
@@ -187,7 +187,7 @@ func TestABucketWithLateEntriesMatchesInTotal(t *testing.T) {
 	}
 	// A late count that does not make up the total is short in total.
 	f = newFixture(t, threeBuckets, strings.Replace(tp, `requests{status="200"} 1`, `requests{status="200"} 0`, 1))
-	want := Diff{Short, ns("13:55:00"), "requests", 2, 3, true, false}
+	want := Diff{Kind: Short, Start: ns("13:55:00"), Series: "requests", Tape: 2, Derived: 3, Total: true}
 	if c := f.compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
 		t.Fatalf("want %+v, got %+v", want, c.Diffs)
 	}
@@ -397,6 +397,41 @@ func TestInABucketWithCapMarkersAloneEverySeriesOnTheTapeIsExact(t *testing.T) {
 	c := newFixture(t, threeBuckets, positions(threeBuckets, tp)).compare(t)
 	if len(c.Diffs) != 1 || c.Diffs[0].Kind != Short || c.Diffs[0].Series != "biggest" {
 		t.Fatalf("want biggest short in a bucket with only !cap markers, got %+v", c.Diffs)
+	}
+}
+
+// A !cap marker of a metric the totals do not check (a sum, a max, a count
+// with where=) must still account for its series left off the tape:
+// deleting it, or claiming more entries than those series hold, differs.
+func TestTheCapMarkersOfEveryMetricAccountForTheSeriesLeftOut(t *testing.T) {
+	// The 500 entry was over the cap (1 series) for requests and bytes.
+	capped := strings.Replace(threeBucketsTape, "2026-10-10T13:55:00Z requests{status=\"500\"} 1\n", "", 1)
+	capped = strings.Replace(capped, "2026-10-10T13:55:00Z bytes{status=\"500\"} 0\n", "", 1)
+	marks := "!cap 2026-10-10T13:55:00Z metric=requests id=web1 offset=@P2@ end=@P3@ count=1\n" +
+		"!cap 2026-10-10T13:55:00Z metric=bytes id=web1 offset=@P2@ end=@P3@ count=1\n"
+	tp := strings.Replace(capped, "seal 2026-10-10T13:55:00Z", marks+"seal 2026-10-10T13:55:00Z", 1)
+	if c := newFixture(t, threeBuckets, positions(threeBuckets, tp)).compare(t); len(c.Diffs) != 0 {
+		t.Fatalf("a tape capped as tally caps: want no difference, got %+v", c.Diffs)
+	}
+	for name, tc := range map[string]struct {
+		tape string
+		want Diff
+	}{
+		"the bytes marker deleted": {
+			strings.Replace(tp, "!cap 2026-10-10T13:55:00Z metric=bytes id=web1 offset=@P2@ end=@P3@ count=1\n", "", 1),
+			Diff{Kind: Short, Start: ns("13:55:00"), Series: "bytes", Tape: 0, Derived: 1, LeftOut: true},
+		},
+		"the bytes marker inflated": {
+			strings.Replace(tp, "metric=bytes id=web1 offset=@P2@ end=@P3@ count=1", "metric=bytes id=web1 offset=@P2@ end=@P3@ count=2", 1),
+			Diff{Kind: Extra, Start: ns("13:55:00"), Series: "bytes", Tape: 2, Derived: 1, LeftOut: true},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newFixture(t, threeBuckets, positions(threeBuckets, tc.tape)).compare(t)
+			if len(c.Diffs) != 1 || c.Diffs[0] != tc.want {
+				t.Fatalf("want %+v, got %+v", tc.want, c.Diffs)
+			}
+		})
 	}
 }
 

@@ -32,6 +32,7 @@ type Diff struct {
 	Tape, Derived float64
 	Total         bool
 	OneSide       bool
+	LeftOut       bool // Series is a metric; Tape is its !cap (and, when short, !late) entries, Derived the entries of its series not on the tape
 }
 
 // Comparison is the outcome of comparing a tape with re-derived buckets.
@@ -98,7 +99,7 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 		if k == Extra {
 			over = append(over, len(c.Diffs))
 		}
-		c.Diffs = append(c.Diffs, Diff{k, start, series, tapeV, derivedV, total, oneSide})
+		c.Diffs = append(c.Diffs, Diff{Kind: k, Start: start, Series: series, Tape: tapeV, Derived: derivedV, Total: total, OneSide: oneSide})
 	}
 	// Only !late entries can leave a series on the tape below its entries:
 	// a series over the cap is left out whole (once a metric's cap is
@@ -128,6 +129,7 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 	if !b.marked() {
 		return over
 	}
+	over = c.leftOut(start, b, derived, d, over)
 	for _, name := range plainCounts(d) {
 		var tapeV, derivedV float64
 		for _, p := range b.series {
@@ -146,6 +148,36 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 			add(Short, name, tapeV, derivedV, true, false)
 		case tapeV > derivedV:
 			add(Extra, name, tapeV, derivedV, true, false)
+		}
+	}
+	return over
+}
+
+// leftOut checks, for each metric a bucket's totals do not check (all but
+// plain counts), the entries of its series left off the tape against the
+// bucket's markers: every entry over the cap is in a series left out whole
+// (once a metric's cap is reached no new series starts), and a series left
+// out holds only capped and late entries. So its !cap count is at most the
+// re-derived entries left out, and at least those less the bucket's !late.
+func (c *Comparison) leftOut(start int64, b *bucketView, derived map[string]Series, d *doc.Doc, over []int) []int {
+	out := map[string]int64{}
+	for text, ds := range derived {
+		if _, ok := b.series[text]; !ok {
+			out[ds.Metric.Name] += ds.Entries
+		}
+	}
+	plain := plainCounts(d)
+	for _, m := range d.Metrics {
+		if slices.Contains(plain, m.Name) {
+			continue
+		}
+		capped, left := b.caps[m.Name], out[m.Name]
+		switch {
+		case capped > left:
+			over = append(over, len(c.Diffs))
+			c.Diffs = append(c.Diffs, Diff{Kind: Extra, Start: start, Series: m.Name, Tape: float64(capped), Derived: float64(left), LeftOut: true})
+		case left > capped+b.late:
+			c.Diffs = append(c.Diffs, Diff{Kind: Short, Start: start, Series: m.Name, Tape: float64(capped + b.late), Derived: float64(left), LeftOut: true})
 		}
 	}
 	return over
@@ -194,6 +226,8 @@ func viewBuckets(t *tape.Resolved) map[int64]*bucketView {
 // describe says what differs: the series and both values.
 func (d Diff) describe() string {
 	switch {
+	case d.LeftOut:
+		return fmt.Sprintf("%s: entries in series not on the tape: re-derived %s, the bucket's markers account for %s", d.Series, valueText(d.Derived), valueText(d.Tape))
 	case d.Total:
 		return fmt.Sprintf("total %s with the bucket's markers: tape %s, re-derived %s", d.Series, valueText(d.Tape), valueText(d.Derived))
 	case d.OneSide && d.Kind == Missing:

@@ -35,8 +35,9 @@ func (s *Source) skipped(pos int64) bool {
 
 // Series is one re-derived series value of one bucket.
 type Series struct {
-	Metric *doc.Metric
-	Value  float64
+	Metric  *doc.Metric
+	Value   float64
+	Entries int64 // the entries folded in: what a !cap marker counts
 }
 
 // Derived is what the stores say the tape should hold.
@@ -76,7 +77,7 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 		b := make(map[string]Series, len(accs))
 		for _, a := range accs {
 			if a.has {
-				b[a.text] = Series{Metric: dv.metrics[a.metric].m, Value: a.value}
+				b[a.text] = Series{Metric: dv.metrics[a.metric].m, Value: a.value, Entries: a.entries}
 			}
 		}
 		out.Buckets[start] = b
@@ -107,10 +108,11 @@ type metric struct {
 // acc is a series being folded; has is false for a min/max series that has
 // seen no number yet (such a series has no value and is not on the tape).
 type acc struct {
-	text   string
-	metric int
-	value  float64
-	has    bool
+	text    string
+	metric  int
+	value   float64
+	has     bool
+	entries int64
 }
 
 func newDeriver(d *doc.Doc) (*deriver, error) {
@@ -251,23 +253,26 @@ func (dv *deriver) seriesText(mt *metric) string {
 }
 
 // fold adds the current entry to a: count counts it; sum adds its number
-// (a non-number adds 0); min and max skip a non-number.
+// (a non-number adds 0); min and max skip a non-number, which then is in
+// no series and no !cap marker (as tally places it).
 func (dv *deriver) fold(mt *metric, a *acc) {
 	if mt.m.Kind == doc.Count {
 		a.value++
 		a.has = true
+		a.entries++
 		return
 	}
 	v, ok := extract.Number(dv.e.Fields[mt.value])
 	switch {
 	case mt.m.Kind == doc.Sum:
 		a.value += v
-		a.has = true
 	case !ok:
+		return
 	case !a.has || mt.m.Kind == doc.Min && v < a.value || mt.m.Kind == doc.Max && v > a.value:
 		a.value = v
-		a.has = true
 	}
+	a.has = true
+	a.entries++
 }
 
 // floorDiv divides rounding toward minus infinity, so that an entry before
