@@ -44,8 +44,10 @@ pair winning, and prints them. A TALLYSTORE is a directory made by tally
 none, or -, reads stdin, where a torn last line (a tape being written) is left
 out and each bucket is printed as its seal arrives, so that tail -f -n +1 tape |
 tgread - shows buckets as tally writes them (not with --step, --markers or
-openmetrics, svg or --plot, which need the whole tape). Several tapes merge by summing each series (min of mins, max of maxes),
-or stay apart with --by-tape.
+openmetrics, svg or --plot, which need the whole tape). Series whose bucket
+has no seal in a tape that has seals (a group being written, or cut short by a
+crash) are left out with a note. Several tapes merge by summing each series
+(min of mins, max of maxes), or stay apart with --by-tape.
 
 --from/--to take RFC 3339 or a duration relative to now (-1h); from is
 inclusive, to exclusive, and both select bucket starts. --step rolls buckets up

@@ -19,6 +19,7 @@ func TestPromtoolBackfillsOpenMetricsOutput(t *testing.T) {
 	}
 	tape := tapeA + `2026-10-10T13:55:40Z bytes{status="nul\x00x\\",method="GET"} 0.25
 2026-10-10T13:55:41.5Z up 1
+seal 2026-10-10T13:55:41.5Z width=10s entries=1
 `
 	r := tgread(t, tape, "--format", "openmetrics")
 	if r.code != 0 {

@@ -373,3 +373,28 @@ func TestDistinctSeriesNeverPrintAlike(t *testing.T) {
 		}
 	}
 }
+
+// tally appends a bucket's series and its seal in one write, so series
+// without their seal at the end of a tally tape are a group being written
+// or cut short by a crash: not the bucket's numbers, and not shown as if
+// they were. A tape with no seal at all (a resolved tape) is shown whole.
+func TestSeriesWithoutTheirSealAreLeftOutWithANote(t *testing.T) {
+	torn := `2026-10-10T13:55:30Z requests{status="200"} 4
+seal 2026-10-10T13:55:30Z width=10s entries=4
+2026-10-10T13:55:40Z requests{status="200"} 1
+2026-10-10T13:55:40Z requests{status="404"} 1
+`
+	want := "2026-10-10T13:55:30Z requests{status=\"200\"} 4\n"
+	note := "series lines of buckets without a seal, left out"
+	path := write(t, t.TempDir(), "tape", torn)
+	for _, args := range [][]string{{path}, {"-"}} {
+		r := tgread(t, torn, append([]string{"-f", "tape"}, args...)...)
+		r.want(t, 0, want)
+		if !strings.Contains(r.stderr, "has 2 "+note) {
+			t.Errorf("%s: stderr %q, want a note of 2 %s", args[0], r.stderr, note)
+		}
+	}
+	resolved := "2026-10-10T13:55:40Z requests{status=\"200\"} 1\n"
+	tgread(t, resolved, "-f", "tape", "-").want(t, 0, resolved)
+	tgread(t, resolved, "-f", "tape", write(t, t.TempDir(), "tape", resolved)).want(t, 0, resolved)
+}

@@ -74,8 +74,36 @@ func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) erro
 	if res.Torn && src.name != "-" {
 		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or tally --run will repair it\n", src.tape)
 	}
+	if len(res.Seals) > 0 {
+		noteUnsealed(stderr, src.tape, dropUnsealed(res, res.Seals))
+	}
 	src.res = res
 	return nil
+}
+
+// dropUnsealed takes out of a tally tape's points those of buckets that
+// have no seal (no key in sealed), and returns how many. tally appends a bucket's series and
+// its seal in one write, so series without their seal are a group being
+// written (a reader got there first) or cut short by a crash (tally --run
+// repairs it): not yet the bucket's numbers. A tape without any seal (one
+// tgread --format tape resolved) is all points.
+func dropUnsealed[V any](res *tape.Resolved, sealed map[int64]V) int {
+	kept := res.Points[:0]
+	for _, p := range res.Points {
+		if _, ok := sealed[p.Start]; ok {
+			kept = append(kept, p)
+		}
+	}
+	n := len(res.Points) - len(kept)
+	res.Points = kept
+	return n
+}
+
+// noteUnsealed says that n series lines without a seal were left out.
+func noteUnsealed(stderr io.Writer, name string, n int) {
+	if n > 0 {
+		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (tally --run repairs it; tgcheck says more)\n", name, n)
+	}
 }
 
 // readDocument takes the metric kinds and window of a tally store's

@@ -22,11 +22,13 @@ func (s *settings) streams() bool {
 
 // stream prints stdin's tape a bucket group at a time: the lines up to each
 // seal are resolved and printed, and the output flushed, as the seal
-// arrives; lines after the last seal are printed at the end. A pair printed
+// arrives. At the end, series after the last seal are left out with a note
+// (a group not yet whole), unless the tape has no seal at all (a resolved
+// tape), which is printed then. A pair printed
 // before and given again (a fragment after its seal: the old defect) is
 // printed again, and reported on stderr when its value differs.
 func (s *settings) stream(w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
-	st := &streamer{s: s, w: w, stderr: stderr, printed: map[string]float64{}, seen: reported{}, header: true}
+	st := &streamer{s: s, w: w, stderr: stderr, printed: map[string]float64{}, seen: reported{}, header: true, sealed: map[int64]bool{}}
 	tr := tape.NewReader(stdin)
 	st.rv = st.newResolver()
 	for {
@@ -58,6 +60,7 @@ type streamer struct {
 	printed map[string]float64 // bucket time and series text: value printed
 	seen    reported
 	header  bool
+	sealed  map[int64]bool // the buckets sealed so far
 }
 
 func (st *streamer) newResolver() *tape.Resolver {
@@ -70,8 +73,12 @@ func (st *streamer) newResolver() *tape.Resolver {
 func (st *streamer) flush() error {
 	res := st.rv.Result()
 	st.rv = st.newResolver()
-	if len(res.Points) == 0 {
-		return nil
+	for start := range res.Seals {
+		st.sealed[start] = true
+	}
+	unsealed := 0
+	if len(st.sealed) > 0 {
+		unsealed = dropUnsealed(res, st.sealed) // a group without its seal, at the end of a tally tape
 	}
 	for _, p := range res.Points {
 		key := string(tape.AppendTime(nil, p.Start)) + " " + p.Series.Text
@@ -79,6 +86,10 @@ func (st *streamer) flush() error {
 			st.seen.report(st.stderr, "stdin", tape.Dup{Start: p.Start, Series: p.Series, Old: old, New: p.Value, Line: p.Line})
 		}
 		st.printed[key] = p.Value
+	}
+	noteUnsealed(st.stderr, "stdin", unsealed)
+	if len(res.Points) == 0 {
+		return nil
 	}
 	rows, err := st.s.view.rows([]*source{{name: "-", tape: "stdin", res: res}})
 	if err != nil {
