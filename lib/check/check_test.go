@@ -277,6 +277,19 @@ seal 2026-10-10T13:55:10Z width=10s entries=8 at=web1:3200
 	}
 }
 
+func TestScanFindsASealThatHoldsMoreEntriesThanItsSeries(t *testing.T) {
+	// Every entry placed in a bucket is in requests' series or !cap: a seal
+	// of 5 entries over series of 3 is a tape missing lines.
+	tp := `2026-10-10T13:55:00Z requests{status="200"} 2
+2026-10-10T13:55:00Z requests{status="404"} 1
+seal 2026-10-10T13:55:00Z width=10s entries=5 at=web1:500
+`
+	fs := Scan(newFixture(t, nil, tp).load(t), DefaultBatchSize)
+	if len(fs) != 1 || fs[0].Line != 3 || !strings.Contains(fs[0].What, "requests totals 3 (with !cap) but its seal says entries=5: series lines are missing") {
+		t.Fatalf("want one finding on line 3, got %+v", fs)
+	}
+}
+
 func TestAnUnreadableTapeIsAnErrorNeverAPass(t *testing.T) {
 	for name, tp := range map[string]string{
 		"torn":    "2026-10-10T13:55:00Z requests{status=\"200\"} 5\nseal 2026-10-10T13:55:00Z width=10s",

@@ -84,7 +84,9 @@ func unsealed(s *Store) []Finding {
 }
 
 // overSealed finds buckets where a count metric without where= (with its
-// !cap) totals more entries than the bucket's last seal says it holds.
+// !cap) totals other than the entries the bucket's last seal says it holds:
+// every entry placed in a bucket is in such a metric's series or !cap, so
+// more is the old defect's over-count and fewer a tape missing lines.
 func overSealed(s *Store) []Finding {
 	view := viewBuckets(s.Tape)
 	var fs []Finding
@@ -98,8 +100,12 @@ func overSealed(s *Store) []Finding {
 					total += int64(p.Value)
 				}
 			}
-			if total > last.Entries {
+			switch {
+			case total > last.Entries:
 				fs = append(fs, Finding{last.Line, fmt.Sprintf("bucket %s: %s totals %d (with !cap) but its seal says entries=%d",
+					timeText(start), name, total, last.Entries)})
+			case total < last.Entries:
+				fs = append(fs, Finding{last.Line, fmt.Sprintf("bucket %s: %s totals %d (with !cap) but its seal says entries=%d: series lines are missing",
 					timeText(start), name, total, last.Entries)})
 			}
 		}
