@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"bytes"
+	"math"
 	"sort"
 	"time"
 
@@ -297,7 +298,11 @@ func (r *Roller) Skip(st int, pos, end int64, reason string) {
 // the others back.
 func (r *Roller) Idle(st int, quiet time.Duration) {
 	s := r.stores[st]
-	s.idle, s.idleAt = true, s.newest+int64(quiet)
+	at := s.newest + int64(quiet)
+	if quiet > 0 && at < s.newest {
+		at = math.MaxInt64 // quiet longer than int64 time reaches: as late as there is
+	}
+	s.idle, s.idleAt = true, at
 	r.advance()
 }
 

@@ -3,6 +3,7 @@ package bucket
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -420,6 +421,18 @@ func TestAHugeFieldIsNotANumberSoNoTapeValueIsInfinite(t *testing.T) {
 	for _, line := range bytes.SplitAfter(bytes.TrimSuffix(out, []byte{'\n'}), []byte{'\n'}) {
 		if _, err := tape.Parse(bytes.TrimSuffix(line, []byte{'\n'})); err != nil {
 			t.Fatalf("the tape does not parse back: %v", err)
+		}
+	}
+}
+
+func TestAnIdleQuietBeyondInt64TimeSealsAsTheLongestQuiet(t *testing.T) {
+	for _, quiet := range []time.Duration{math.MaxInt64, math.MaxInt64 - 50*time.Second} {
+		r := newRoller(t, "5s", 100, nil)
+		st := r.AddStore("a", 0)
+		feedLines(r, st, 0, "101 200 1")
+		r.Idle(st, quiet) // 101 s + quiet overflows int64 nanoseconds
+		if out := string(r.Take()); !strings.Contains(out, "seal 1970-01-01T00:01:40Z") {
+			t.Fatalf("quiet %d: bucket 100 should be sealed:\n%s", quiet, out)
 		}
 	}
 }

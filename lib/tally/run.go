@@ -3,6 +3,7 @@ package tally
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -195,7 +196,7 @@ func (c *consumer) handle(m *message) error {
 		}
 		c.roller.Skip(st, h.Offset, h.End, h.Reason)
 	case protocol.KindIdle:
-		c.roller.Idle(st, time.Duration(h.QuietMS)*time.Millisecond)
+		c.roller.Idle(st, quiet(h.QuietMS))
 	case protocol.KindEnd:
 		if c.roller.Ended(st) {
 			return fmt.Errorf("%q: store %s has ended already", m.line, h.ID)
@@ -246,4 +247,13 @@ func (c *consumer) finish() error {
 		c.roller.Complete()
 	}
 	return c.flush()
+}
+
+// quiet is an idle line's quiet= as a duration, saturated: a quiet of more
+// than ~292 years of milliseconds would wrap to a negative duration.
+func quiet(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }

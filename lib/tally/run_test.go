@@ -262,3 +262,19 @@ func TestABatchWithMoreLinesThanItsEntriesWritesNothingOfIt(t *testing.T) {
 		t.Fatalf("a bad batch reached the tape:\n%s", tp)
 	}
 }
+
+// quiet= is milliseconds up to 2^63-1; in nanoseconds that wraps. Every
+// quiet too long for int64 time is the longest quiet there is, and seals
+// the open bucket (2e13 ms wrapped to a negative, and sealed nothing).
+func TestAnIdleQuietTooLongForInt64TimeSealsTheOpenBucket(t *testing.T) {
+	b1, _ := batch(0, 101)
+	for _, q := range []string{"10000000000000", "20000000000000", "9223372036854775807"} {
+		dir := newStore(t)
+		if _, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\n"+b1+"idle id=web quiet="+q+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if tp := readTape(t, dir); !strings.Contains(tp, "seal 1970-01-01T00:01:40Z") {
+			t.Errorf("quiet=%s: the open bucket was not sealed:\n%s", q, tp)
+		}
+	}
+}
