@@ -148,6 +148,9 @@ func (f *feeder) open() error {
 			f.cur = c
 		}
 	}
+	if err := sameFile(f.opt.Stores); err != nil {
+		return err
+	}
 	ids := make([]string, len(f.opt.Stores))
 	start := make([]int64, len(f.opt.Stores))
 	now := time.Now()
@@ -166,6 +169,21 @@ func (f *feeder) open() error {
 	f.led = newLedger(ids, start)
 	f.saver = newSaver(f.opt.Cursor)
 	f.saved = append([]int64(nil), start...)
+	return nil
+}
+
+// sameFile refuses two stores that are one file (named twice, or through a
+// link): its entries would be fed, and counted, twice.
+func sameFile(stores []Store) error {
+	infos := make([]os.FileInfo, len(stores))
+	for i, st := range stores {
+		infos[i], _ = os.Stat(st.Path) // a missing store is store.Resume's to report
+		for j := range i {
+			if infos[i] != nil && infos[j] != nil && os.SameFile(infos[i], infos[j]) {
+				return fmt.Errorf("feed: stores %s and %s are the same file (%s): its entries would be counted twice; name it once", stores[j].ID, st.ID, st.Path)
+			}
+		}
+	}
 	return nil
 }
 

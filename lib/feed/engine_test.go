@@ -159,3 +159,13 @@ func TestAConsumerThatDiesWhileParkedStopsFeedEvenWhenAGrandchildHoldsItsStdout(
 		t.Fatal("feed still waits, parked, 20 s after its consumer died")
 	}
 }
+
+func TestTwoStoresThatAreOneFileAreRefused(t *testing.T) {
+	_, stderr, status := runFeed(t, "a\nb\n", "0", func(o *Options) {
+		os.Link("s.log", "t.log")
+		o.Stores = []Store{{ID: "s", Path: "s.log"}, {ID: "again", Path: "./s.log"}, {ID: "t", Path: "t.log"}}
+	})
+	if status == 0 || !strings.Contains(stderr, "feed: stores s and again are the same file (./s.log): its entries would be counted twice") {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+}
