@@ -16,7 +16,7 @@ func TestFeedPollsOnlyWithinSpinMaxOfTheLastBatch(t *testing.T) {
 	}
 }
 
-func TestMissedPollsInARowRestLongerAndAHitResetsTheRest(t *testing.T) {
+func TestPollingRestsAfterMissesInARowLongerEachTimeAndAHitResetsIt(t *testing.T) {
 	p := &spinner{pause: restMin}
 	sent := time.Now()
 	asleep := func() int { // waits without polling until the next poll
@@ -27,10 +27,16 @@ func TestMissedPollsInARowRestLongerAndAHitResetsTheRest(t *testing.T) {
 			}
 		}
 	}
+	for range missesMax - 1 {
+		p.missed()
+		if got := asleep(); got != 0 {
+			t.Fatalf("after fewer than %d misses in a row: %d waits asleep, want polling on", missesMax, got)
+		}
+	}
 	for _, want := range []int{restMin, 2 * restMin, 4 * restMin} {
 		p.missed()
 		if got := asleep(); got != want {
-			t.Fatalf("after a miss: %d waits asleep, want %d", got, want)
+			t.Fatalf("after a miss in a row of %d or more: %d waits asleep, want %d", missesMax, got, want)
 		}
 	}
 	for range 20 {
@@ -41,8 +47,14 @@ func TestMissedPollsInARowRestLongerAndAHitResetsTheRest(t *testing.T) {
 	}
 	p.hit()
 	p.missed()
+	if got := asleep(); got != 0 {
+		t.Fatalf("after a hit and a miss: %d waits asleep, want polling on", got)
+	}
+	for range missesMax - 1 {
+		p.missed()
+	}
 	if got := asleep(); got != restMin {
-		t.Fatalf("after a hit and a miss: %d waits asleep, want %d", got, restMin)
+		t.Fatalf("after a hit and %d misses: %d waits asleep, want %d", missesMax, got, restMin)
 	}
 }
 
