@@ -3,25 +3,64 @@ package bucket
 import "strings"
 
 // keyed is a series number with its label key, sorted side by side so that
-// a comparison reads the key from the element, not through keys[i].
+// a comparison reads the key from the element, not through keys[i]. chunk
+// holds the key's bytes at the position being sorted on (see chunkAt).
 type keyed struct {
-	key string
-	i   int32
+	key   string
+	i     int32
+	chunk uint64
 }
 
 // sortKeyed sorts a by key bytes, as strings.Compare orders them, with a
-// multikey quicksort (Bentley and Sedgewick): it partitions on one byte
-// position at a time, so the long prefixes label values share (paths such
-// as /api/v1/orders/item-…) are read once per partition level instead of
-// once per comparison. A seal sorts its bucket's series with it: by=path
-// spent ~19% of its time comparing keys with a comparison sort. Keys are
-// distinct. d is the byte position the keys of a are known to agree before.
-func sortKeyed(a []keyed, d int) {
+// multikey quicksort (Bentley and Sedgewick) on chunkBytes bytes at a time:
+// it partitions on the keys' chunk at one position, so the long prefixes
+// label values share (paths such as /api/v1/orders/item-…) are read once
+// per partition level instead of once per comparison, and the chunk is
+// kept in the element, so a level reads each key's bytes once, not once
+// per comparison. A seal sorts its bucket's series with it: by=path spent
+// ~19% of its time comparing keys with a comparison sort, and 12% with a
+// multikey quicksort on one byte at a time (a cache miss per key per byte
+// of a shared prefix). Keys are distinct.
+func sortKeyed(a []keyed) {
+	loadChunks(a, 0)
+	sortChunks(a, 0)
+}
+
+// chunkBytes is how many key bytes a chunk holds; the chunk's low byte
+// holds how many of them the key has.
+const chunkBytes = 7
+
+// chunkAt returns the chunkBytes bytes of s from d, big-endian and padded
+// with zeros, above how many there are (0 to chunkBytes). Chunks compare as
+// the keys' bytes from d do: when the bytes agree, padding included, the
+// key with fewer is a prefix of the other, and sorts first.
+func chunkAt(s string, d int) uint64 {
+	rest := s[min(d, len(s)):]
+	var c uint64
+	n := min(len(rest), chunkBytes)
+	for i := range chunkBytes {
+		c <<= 8
+		if i < n {
+			c |= uint64(rest[i])
+		}
+	}
+	return c<<8 | uint64(n)
+}
+
+func loadChunks(a []keyed, d int) {
+	for i := range a {
+		a[i].chunk = chunkAt(a[i].key, d)
+	}
+}
+
+// sortChunks sorts a whose chunks are loaded at d, where its keys agree
+// before d.
+func sortChunks(a []keyed, d int) {
 	for len(a) > insertionMax {
-		p := byteAt(a[len(a)/2].key, d)
+		p := a[len(a)/2].chunk
 		lt, i, gt := 0, 0, len(a)
 		for i < gt {
-			switch c := byteAt(a[i].key, d); {
+			switch c := a[i].chunk; {
 			case c < p:
 				a[lt], a[i] = a[i], a[lt]
 				lt++
@@ -33,28 +72,28 @@ func sortKeyed(a []keyed, d int) {
 				i++
 			}
 		}
-		sortKeyed(a[:lt], d)
-		sortKeyed(a[gt:], d)
-		if p < 0 {
-			return // the equal part ended at d: one key at most
+		sortChunks(a[:lt], d)
+		sortChunks(a[gt:], d)
+		if p&0xff < chunkBytes {
+			return // the equal part's keys end within the chunk: one key at most
 		}
-		a, d = a[lt:gt], d+1
+		a, d = a[lt:gt], d+chunkBytes
+		loadChunks(a, d)
 	}
 	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && strings.Compare(a[j].key[d:], a[j-1].key[d:]) < 0; j-- {
+		for j := i; j > 0 && less(&a[j], &a[j-1], d); j-- {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
 }
 
+// less orders two keys that agree before d and whose chunks are at d.
+func less(x, y *keyed, d int) bool {
+	if x.chunk != y.chunk {
+		return x.chunk < y.chunk
+	}
+	return strings.Compare(x.key[min(d, len(x.key)):], y.key[min(d, len(y.key)):]) < 0
+}
+
 // insertionMax is the size below which sortKeyed sorts by insertion.
 const insertionMax = 12
-
-// byteAt returns the byte of s at d, or -1 past its end (a shorter key
-// sorts first).
-func byteAt(s string, d int) int {
-	if d < len(s) {
-		return int(s[d])
-	}
-	return -1
-}

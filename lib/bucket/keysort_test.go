@@ -20,14 +20,14 @@ func TestSortKeyedOrdersKeysAsStringsCompareDoes(t *testing.T) {
 			}
 			if k := b.String(); !seen[k] {
 				seen[k] = true
-				keys = append(keys, keyed{k, int32(len(keys))})
+				keys = append(keys, keyed{key: k, i: int32(len(keys))})
 			}
 		}
 		got := slices.Clone(keys)
-		sortKeyed(got, 0)
+		sortKeyed(got)
 		want := slices.Clone(keys)
 		slices.SortFunc(want, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-		if !slices.Equal(got, want) {
+		if !slices.EqualFunc(got, want, func(a, b keyed) bool { return a.key == b.key && a.i == b.i }) {
 			t.Fatalf("round %d: sortKeyed gave another order than strings.Compare for %d keys", round, len(keys))
 		}
 	}
@@ -41,12 +41,12 @@ func FuzzSortKeyed(f *testing.F) {
 		for _, k := range strings.Split(s, "\n") {
 			if !seen[k] {
 				seen[k] = true
-				keys = append(keys, keyed{k, int32(len(keys))})
+				keys = append(keys, keyed{key: k, i: int32(len(keys))})
 			}
 		}
-		sortKeyed(keys, 0)
+		sortKeyed(keys)
 		if !slices.IsSortedFunc(keys, func(a, b keyed) int { return strings.Compare(a.key, b.key) }) {
-			t.Fatalf("not sorted: %q", keys)
+			t.Fatalf("not sorted: %+v", keys)
 		}
 	})
 }

@@ -125,9 +125,9 @@ func (s *seriesSet) reset() {
 func (s *seriesSet) order(buf []keyed) []keyed {
 	buf = buf[:0]
 	for i, k := range s.keys {
-		buf = append(buf, keyed{k, int32(i)})
+		buf = append(buf, keyed{key: k, i: int32(i)})
 	}
-	sortKeyed(buf, 0)
+	sortKeyed(buf)
 	return buf
 }
 
