@@ -34,6 +34,7 @@ type SeriesText struct {
 	Text   string // as on the tape: metric{name="escaped",...}
 	Metric string
 	Labels []Label // in the tape's order, unescaped
+	rank   int32   // its place among the tape's series in Text order (Result)
 }
 
 // Point is the resolved value of one (bucket, series) pair.
@@ -322,24 +323,16 @@ func (rv *Resolver) Result() *Resolved {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(rv.series[a].Text, rv.series[b].Text) })
-	rank := make([]int32, len(rv.series))
 	for r, id := range order {
-		rank[id] = int32(r)
+		rv.series[id].rank = int32(r)
 	}
-	type ranked struct {
-		start int64
-		rank  int32
-		value
-	}
-	all := make([]ranked, 0, len(rv.points))
+	pts := make([]Point, 0, len(rv.points))
 	for k, v := range rv.points {
-		all = append(all, ranked{k.start, rank[k.series], v})
+		pts = append(pts, Point{Start: k.start, Series: rv.series[k.series], Value: v.v, Line: v.line})
 	}
-	slices.SortFunc(all, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rank, b.rank)) })
-	pts := make([]Point, len(all))
-	for i, p := range all {
-		pts[i] = Point{Start: p.start, Series: rv.series[order[p.rank]], Value: p.v, Line: p.line}
-	}
+	slices.SortFunc(pts, func(a, b Point) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Series.rank, b.Series.rank))
+	})
 	rv.res.Points = pts
 	return &rv.res
 }
