@@ -394,6 +394,14 @@ seal 2026-10-10T13:55:30Z width=10s entries=4
 			t.Errorf("%s: stderr %q, want a note of 2 %s", args[0], r.stderr, note)
 		}
 	}
+	// --from selecting none of the seals still leaves them out.
+	for _, args := range [][]string{{path}, {"-"}} {
+		r := tgread(t, torn, append([]string{"-f", "tape", "--from", "2026-10-10T13:55:40Z"}, args...)...)
+		r.want(t, 0, "")
+		if !strings.Contains(r.stderr, "has 2 "+note) {
+			t.Errorf("--from, %s: stderr %q, want a note of 2 %s", args[0], r.stderr, note)
+		}
+	}
 	resolved := "2026-10-10T13:55:40Z requests{status=\"200\"} 1\n"
 	tgread(t, resolved, "-f", "tape", "-").want(t, 0, resolved)
 	tgread(t, resolved, "-f", "tape", write(t, t.TempDir(), "tape", resolved)).want(t, 0, resolved)

@@ -74,7 +74,7 @@ func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) erro
 	if res.Torn && src.name != "-" {
 		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or tally --run will repair it\n", src.tape)
 	}
-	if len(res.Seals) > 0 {
+	if res.Sealed {
 		noteUnsealed(stderr, src.tape, dropUnsealed(res, res.Seals))
 	}
 	src.res = res

@@ -60,7 +60,8 @@ type streamer struct {
 	printed map[string]float64 // bucket time and series text: value printed
 	seen    reported
 	header  bool
-	sealed  map[int64]bool // the buckets sealed so far
+	sealed  map[int64]bool // the buckets sealed so far (that --from/--to select)
+	anySeal bool           // a seal was read: a tally tape, whose series wait for their seal
 }
 
 func (st *streamer) newResolver() *tape.Resolver {
@@ -76,8 +77,9 @@ func (st *streamer) flush() error {
 	for start := range res.Seals {
 		st.sealed[start] = true
 	}
+	st.anySeal = st.anySeal || res.Sealed
 	unsealed := 0
-	if len(st.sealed) > 0 {
+	if st.anySeal {
 		unsealed = dropUnsealed(res, st.sealed) // a group without its seal, at the end of a tally tape
 	}
 	for _, p := range res.Points {

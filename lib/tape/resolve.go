@@ -81,6 +81,7 @@ type Totals struct {
 type Resolved struct {
 	Points     []Point
 	Seals      map[int64][]Placed // bucket start: its seal lines, in tape order
+	Sealed     bool               // the tape has a seal line, selected by the filter or not
 	Markers    []Placed           // !late, !drop, !cap in tape order
 	Totals     map[Kind]Totals    // per marker kind
 	End        *Record            // the last end record, nil while the tape is open
@@ -199,6 +200,7 @@ func (rv *Resolver) add(line []byte, n int) error {
 	}
 	switch rec.Kind {
 	case Seal:
+		rv.res.Sealed = true
 		if rv.inRange(rec.Start) {
 			rv.res.Seals[rec.Start] = append(rv.res.Seals[rec.Start], Placed{rec, n})
 		}
