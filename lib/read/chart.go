@@ -88,7 +88,7 @@ func seriesName(r *row) string {
 		return r.metric
 	}
 	b := append([]byte(r.metric), '{')
-	b = appendLabels(b, r.sorted, showControls)
+	b = appendLabels(b, r.sorted, showControls|showEdges)
 	return string(append(b, '}'))
 }
 

@@ -37,6 +37,9 @@ const (
 	// showInList: a comma as \, for a value in a k=v,k=v list, which then
 	// splits one way only.
 	showInList
+	// showEdges: a space that starts or ends a value as \x20, for an aligned
+	// table or a chart's legend, where "curl" and "curl " would look alike.
+	showEdges
 )
 
 // appendShown appends a label value for a human or a text format: each byte
@@ -51,8 +54,9 @@ func appendShown(b []byte, v string, how show) []byte {
 		c := v[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(v[i:])
-			if r == utf8.RuneError && n == 1 || controls && r >= 0x80 && r <= 0x9f {
-				// Not UTF-8, or a C1 control (U+009B is a CSI): each byte as \xHH.
+			if r == utf8.RuneError && n == 1 || controls && (r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff) {
+				// Not UTF-8, a C1 control (U+009B is a CSI), or a noncharacter
+				// (XML, so an SVG, cannot hold U+FFFE or U+FFFF): each byte as \xHH.
 				for _, c := range []byte(v[i : i+n]) {
 					b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
 				}
@@ -73,6 +77,8 @@ func appendShown(b []byte, v string, how show) []byte {
 			b = append(b, '\\', 'n')
 		case controls && c == '\r':
 			b = append(b, '\\', 'r')
+		case c == ' ' && how&showEdges != 0 && (i == 0 || i == len(v)-1):
+			b = append(b, `\x20`...)
 		case controls && (c < ' ' || c == 0x7f):
 			// Other control bytes (ESC above all) would drive the terminal
 			// a table or chart is printed on: a log line must not.
@@ -105,7 +111,7 @@ func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
 	}
 	var b []byte
 	for _, r := range rows {
-		b = appendTabbed(b[:0], r)
+		b = appendTabbed(b[:0], r, showControls)
 		w.Write(b)
 	}
 	return nil
@@ -114,12 +120,12 @@ func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
 // appendTabbed appends a row as time, metric, labels and value separated by
 // tabs: a tsv line, and the cells of a table. A tab in a label value shows
 // as \t, so the cells stay four.
-func appendTabbed(b []byte, r *row) []byte {
+func appendTabbed(b []byte, r *row, how show) []byte {
 	b = tape.AppendTime(b, r.start)
 	b = append(b, '\t')
 	b = append(b, r.metric...)
 	b = append(b, '\t')
-	b = appendLabels(b, r.sorted, showControls)
+	b = appendLabels(b, r.sorted, how)
 	b = append(b, '\t')
 	b = tape.AppendValue(b, r.value)
 	return append(b, '\n')
@@ -135,7 +141,7 @@ func writeTable(w *bufio.Writer, rows []*row, header bool) error {
 	tw.Write([]byte("TIME\tMETRIC\tLABELS\tVALUE\n"))
 	var b []byte
 	for _, r := range rows {
-		b = appendTabbed(b[:0], r)
+		b = appendTabbed(b[:0], r, showControls|showEdges)
 		tw.Write(b)
 	}
 	return tw.Flush()

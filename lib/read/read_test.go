@@ -358,7 +358,11 @@ func TestDistinctSeriesNeverPrintAlike(t *testing.T) {
 2026-10-10T13:55:30Z r{m="GET",p="/a,p=/b"} 1
 2026-10-10T13:55:30Z r{m="GET,p=/a",p="/b"} 1
 2026-10-10T13:55:30Z r{m="GET\\,p=/a",p="/b"} 1
-`
+2026-10-10T13:55:30Z u{a="curl"} 1
+2026-10-10T13:55:30Z u{a="curl "} 1
+2026-10-10T13:55:30Z u{a=" curl"} 1
+` + "2026-10-10T13:55:30Z n{v=\"\uFFFD\"} 1\n2026-10-10T13:55:30Z n{v=\"\uFFFE\"} 1\n2026-10-10T13:55:30Z n{v=\"\uFFFF\"} 1\n"
+	const series = 12
 	for _, format := range []string{"tsv", "csv", "json", "openmetrics", "table"} {
 		r := tgread(t, tape, "-f", format, "-")
 		seen := map[string]bool{}
@@ -368,9 +372,21 @@ func TestDistinctSeriesNeverPrintAlike(t *testing.T) {
 			}
 			seen[l] = true
 		}
-		if len(seen) < 6 {
-			t.Errorf("%s: %d lines for 6 series:\n%s", format, len(seen), r.stdout)
+		if len(seen) < series {
+			t.Errorf("%s: %d lines for %d series:\n%s", format, len(seen), series, r.stdout)
 		}
+	}
+	// An SVG's legend names each series; XML holds no U+FFFE or U+FFFF
+	// (encoding/xml writes U+FFFD for them).
+	r := tgread(t, tape, "-f", "svg", "-")
+	legends := map[string]bool{}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "<text") && strings.Contains(l, "{") {
+			legends[l[strings.Index(l, ">")+1:]] = true
+		}
+	}
+	if len(legends) != series {
+		t.Errorf("svg: %d distinct legends for %d series:\n%s", len(legends), series, r.stdout)
 	}
 }
 
