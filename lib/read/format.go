@@ -3,6 +3,7 @@ package read
 import (
 	"bufio"
 	"encoding/csv"
+	"fmt"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -229,6 +230,9 @@ func writeTape(w *bufio.Writer, rows []*row, _ bool) error {
 // with the bucket start in seconds, then # EOF; promtool tsdb
 // create-blocks-from openmetrics backfills it. rows must be sorted by series.
 func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
+	if err := oneSeriesTwice(rows); err != nil {
+		return err
+	}
 	var b []byte
 	for i, r := range rows {
 		b = b[:0]
@@ -246,6 +250,43 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 		w.Write(b)
 	}
 	w.WriteString("# EOF\n")
+	return nil
+}
+
+// oneSeriesTwice refuses rows that OpenMetrics would take for one sample
+// given twice: it has no empty label (an empty value is no label), so
+// {a="1",b=""} and {a="1"} at one time, which tapes of two documents
+// merged can give, are one series, and Prometheus would keep one value.
+// Only metrics with an empty label value are looked at.
+func oneSeriesTwice(rows []*row) error {
+	empty := map[string]bool{} // metrics with a row holding an empty value
+	for _, r := range rows {
+		if slices.ContainsFunc(r.sorted, func(l tape.Label) bool { return l.Value == "" }) {
+			empty[r.metric] = true
+		}
+	}
+	if len(empty) == 0 {
+		return nil
+	}
+	seen := map[string]*row{}
+	var labels []tape.Label
+	for _, r := range rows {
+		if !empty[r.metric] {
+			continue
+		}
+		labels = labels[:0]
+		for _, l := range r.sorted {
+			if l.Value != "" {
+				labels = append(labels, l)
+			}
+		}
+		key := string(tape.AppendSeries(append(tape.AppendTime(nil, r.start), ' '), r.metric, labels))
+		if o, ok := seen[key]; ok {
+			return fmt.Errorf("tgread: %s and %s at %s are one series in OpenMetrics, where an empty label is no label, and Prometheus would keep one of the two values; read the tapes one at a time, or with --by-tape",
+				tape.AppendSeries(nil, o.metric, o.sorted), tape.AppendSeries(nil, r.metric, r.sorted), tape.AppendTime(nil, r.start))
+		}
+		seen[key] = r
+	}
 	return nil
 }
 

@@ -422,3 +422,25 @@ seal 2026-10-10T13:55:30Z width=10s entries=4
 	tgread(t, resolved, "-f", "tape", "-").want(t, 0, resolved)
 	tgread(t, resolved, "-f", "tape", write(t, t.TempDir(), "tape", resolved)).want(t, 0, resolved)
 }
+
+// OpenMetrics has no empty label: {status="200",vhost=""} is {status="200"},
+// and two tapes of two documents merged can give both at one time. Prometheus
+// would keep one of the two values, so tgread refuses; --by-tape keeps them
+// apart.
+func TestOpenMetricsRefusesTwoRowsThatAreOneSeriesThere(t *testing.T) {
+	dir := t.TempDir()
+	a := write(t, dir, "a", "2026-10-10T13:55:00Z req{status=\"200\"} 5\nseal 2026-10-10T13:55:00Z width=10s entries=5\n")
+	b := write(t, dir, "b", "2026-10-10T13:55:00Z req{status=\"200\",vhost=\"\"} 7\nseal 2026-10-10T13:55:00Z width=10s entries=7\n")
+	r := tgread(t, "", "-f", "openmetrics", a, b)
+	if r.code != 1 || !strings.Contains(r.stderr, `req{status="200"} and req{status="200",vhost=""} at 2026-10-10T13:55:00Z are one series in OpenMetrics`) {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := tgread(t, "", "-f", "openmetrics", "--by-tape", a, b); r.code != 0 {
+		t.Fatalf("--by-tape: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// An empty value among series that all have the label is no collision.
+	one := write(t, dir, "c", "2026-10-10T13:55:00Z req{vhost=\"\"} 1\n2026-10-10T13:55:00Z req{vhost=\"x\"} 2\nseal 2026-10-10T13:55:00Z width=10s entries=3\n")
+	if r := tgread(t, "", "-f", "openmetrics", one); r.code != 0 {
+		t.Fatalf("one tape: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
