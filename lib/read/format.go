@@ -41,6 +41,9 @@ const (
 	// showEdges: a space that starts or ends a value as \x20, for an aligned
 	// table or a chart's legend, where "curl" and "curl " would look alike.
 	showEdges
+	// showCR: a carriage return as \r, for CSV, whose readers fold CR LF
+	// within a field into LF.
+	showCR
 )
 
 // appendShown appends a label value for a human or a text format: each byte
@@ -76,7 +79,7 @@ func appendShown(b []byte, v string, how show) []byte {
 			b = append(b, '\\', 't')
 		case controls && c == '\n':
 			b = append(b, '\\', 'n')
-		case controls && c == '\r':
+		case c == '\r' && how&(showControls|showCR) != 0:
 			b = append(b, '\\', 'r')
 		case c == ' ' && how&showEdges != 0 && (i == 0 || i == len(v)-1):
 			b = append(b, `\x20`...)
@@ -157,7 +160,7 @@ func writeCSV(w *bufio.Writer, rows []*row, header bool) error {
 		cw.Write([]string{
 			string(tape.AppendTime(nil, r.start)),
 			r.metric,
-			string(appendLabels(nil, r.sorted, 0)),
+			string(appendLabels(nil, r.sorted, showCR)),
 			string(tape.AppendValue(nil, r.value)),
 		})
 	}
