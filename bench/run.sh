@@ -192,13 +192,25 @@ T_p4096=$(median <"$W/p4096.runs")
 T_p65536=$(median <"$W/p65536.runs")
 
 # Cardinality: by=path over logs of 10, 1 000 and 100 000 distinct paths,
-# against by=status over the last of them.
+# against by=status over the last of them, in interleaved rounds too (the
+# by=path / by=status ratio is a goal).
 for p in 10 1000 100000; do
 	gen "$W/paths$p.log" "$N" -paths "$p"
-	measure "path$p" taskset -c 0 "$BIN/tally" --try --doc "$(bydoc path)" "$W/paths$p.log" >/dev/null
 	"$BIN/tally" --try --doc "$(bydoc path)" "$W/paths$p.log" | grep -c '^[0-9].* requests' >"$W/series$p" || true
+	: >"$W/path$p.runs"
 done
-measure status100000 taskset -c 0 "$BIN/tally" --try --doc "$(bydoc status)" "$W/paths100000.log" >/dev/null
+: >"$W/status100000.runs"
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+	for p in 10 1000 100000; do
+		seconds taskset -c 0 "$BIN/tally" --try --doc "$(bydoc path)" "$W/paths$p.log" >>"$W/path$p.runs"
+	done
+	seconds taskset -c 0 "$BIN/tally" --try --doc "$(bydoc status)" "$W/paths100000.log" >>"$W/status100000.runs"
+	i=$((i + 1))
+done
+for f in path10 path1000 path100000 status100000; do
+	eval "T_$f=$(median <"$W/$f.runs")"
+done
 
 set -- $(peak_rss "$LOG")
 R_feed=$1 R_tally=$2
