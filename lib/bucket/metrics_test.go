@@ -2,6 +2,8 @@ package bucket
 
 import (
 	"math/rand/v2"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,6 +40,46 @@ func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T
 				t.Fatalf("after reset, find(%q) = %d, want -1", k, s.find(k))
 			}
 		}
+	}
+}
+
+// A series' key is copied into a slab shared with the keys before it: each
+// key must stay as it was created across many slabs (one key longer than a
+// slab included), the key bytes passed to create may be reused at once, and
+// a new series costs far less than one allocation.
+func TestSeriesKeysKeptInSlabsStayIntactAndCostFewAllocations(t *testing.T) {
+	s := seriesSet{index: map[string]int32{}}
+	var want []string
+	buf := make([]byte, 0, 2*slabMax)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	func() {
+		for i := range 20000 {
+			n := 40 + i%30
+			if i == 7777 {
+				n = slabMax + 1
+			}
+			buf = buf[:0]
+			for j := range n {
+				buf = append(buf, byte('a'+(i+j)%26))
+			}
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			want = append(want, string(buf))
+			s.create(buf, 1)
+			clear(buf[:cap(buf)]) // the caller's bytes change; the key must not
+		}
+	}()
+	runtime.ReadMemStats(&after)
+	allocs := float64(after.Mallocs - before.Mallocs)
+	for i, k := range want {
+		if s.keys[i] != k || s.find([]byte(k)) != int32(i) {
+			t.Fatalf("key %d: kept %.20q..., find %d; want %.20q...", i, s.keys[i], s.find([]byte(k)), k)
+		}
+	}
+	// 20 000 keys of ~60 bytes in slabs of up to 64 KiB: ~20 slabs, plus the
+	// want strings and the index's and slices' growth.
+	if perSeries := (allocs - float64(len(want))) / float64(len(want)); perSeries > 0.05 {
+		t.Errorf("%.3f allocations per new series beyond the test's own, want under 0.05", perSeries)
 	}
 }
 
