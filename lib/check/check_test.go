@@ -463,3 +463,44 @@ seal 2026-10-10T13:55:00Z width=10s entries=2 at=web1:@P2@
 		t.Fatalf("want no difference, got %+v", c.Diffs)
 	}
 }
+
+// A marker covers one run of consecutive entries of its kind and bucket
+// (SPEC §5): its range must hold exactly its count entries, each of them
+// late or capped in its bucket, or dropped for its reason. A marker moved
+// onto other entries, or whose count= was changed, is a finding.
+func TestEachMarkersRangeHoldsCountEntriesOfItsKind(t *testing.T) {
+	lines := []string{line(1, 200, "100"), line(2, 200, "50"), line(5, 500, "-"), "garbage\n", line(12, 404, "7")}
+	good := `2026-10-10T13:55:00Z requests{status="200"} 2
+2026-10-10T13:55:00Z bytes{status="200"} 150
+2026-10-10T13:55:00Z biggest 100
+2026-10-10T13:55:00Z errors 1
+!cap 2026-10-10T13:55:00Z metric=requests id=web1 offset=@P2@ end=@P3@ count=1
+!cap 2026-10-10T13:55:00Z metric=bytes id=web1 offset=@P2@ end=@P3@ count=1
+seal 2026-10-10T13:55:00Z width=10s entries=3 at=web1:@P3@
+!drop id=web1 offset=@P3@ end=@P4@ count=1 reason=format
+!late 2026-10-10T13:55:10Z id=web1 offset=@P4@ end=@END@ count=1
+end at=web1:@END@
+`
+	f := newFixture(t, lines, positions(lines, good))
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 || strings.Contains(out, "marker:") {
+		t.Fatalf("a tape whose markers hold their entries: exit %d:\n%s", code, out)
+	}
+	for name, tc := range map[string]struct{ from, to, want string }{
+		"a !late moved onto an entry of another bucket": {"!late 2026-10-10T13:55:10Z id=web1 offset=@P4@ end=@END@", "!late 2026-10-10T13:55:10Z id=web1 offset=@P1@ end=@P2@",
+			"its range holds an entry of bucket 2026-10-10T13:55:00Z"},
+		"a !drop moved onto an entry that extracts": {"!drop id=web1 offset=@P3@ end=@P4@", "!drop id=web1 offset=@P1@ end=@P2@", "its range holds an entry that extracts (bucket 2026-10-10T13:55:00Z)"},
+		"a !drop of another reason":                 {"count=1 reason=format", "count=1 reason=time", "its range holds an entry dropped for reason=format"},
+		"a !cap moved onto an entry whose series is on the tape": {"metric=requests id=web1 offset=@P2@ end=@P3@", "metric=requests id=web1 offset=@P1@ end=@P2@",
+			`its range holds an entry of requests{status="200"}, which is on the tape`},
+		"a !cap whose count= was raised":                {"metric=bytes id=web1 offset=@P2@ end=@P3@ count=1", "metric=bytes id=web1 offset=@P2@ end=@P3@ count=2", "its range holds 1 entries, not count=2"},
+		"a !cap of a metric the entry has no value for": {"metric=bytes id=web1", "metric=biggest id=web1", "its range holds an entry with no value for metric biggest"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, lines, positions(lines, strings.Replace(good, tc.from, tc.to, 1)))
+			code, out := f.tgcheck("--against", "web1="+f.log)
+			if code != 1 || !strings.Contains(out, tc.want) {
+				t.Fatalf("exit %d, want a finding with %q:\n%s", code, tc.want, out)
+			}
+		})
+	}
+}

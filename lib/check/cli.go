@@ -137,6 +137,7 @@ func (o *options) check(w io.Writer) (bool, error) {
 			return false, err
 		}
 		holds = Compare(s, derived).print(w) && holds
+		holds = printMarks(w, derived.Marks, s.TapePath) && holds
 	}
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):
@@ -170,6 +171,7 @@ func (o *options) derive(s *Store) (*Derived, error) {
 		}
 	}
 	known := Known(s.Tape)
+	onTape := seriesOnTape(s.Tape)
 	for i := range o.against {
 		src := &o.against[i]
 		if _, ok := known[src.ID]; !ok && s.Tape.End != nil {
@@ -177,6 +179,8 @@ func (o *options) derive(s *Store) (*Derived, error) {
 		}
 		src.Limit = known[src.ID]
 		src.Skipped = skips(s.Tape, src.ID)
+		src.Marks = entryMarkers(s.Tape, src.ID)
+		src.OnTape = onTape
 	}
 	return Derive(s.Doc, o.against)
 }
@@ -186,12 +190,52 @@ func (o *options) derive(s *Store) (*Derived, error) {
 func skips(t *tape.Resolved, id string) [][2]int64 {
 	var r [][2]int64
 	for _, m := range t.Markers {
-		if m.Kind == tape.Drop && m.ID == id && (m.Reason == store.SkipTooLong || m.Reason == store.SkipUnterminated) {
+		if m.ID == id && isSkip(m) {
 			r = append(r, [2]int64{m.Offset, m.End})
 		}
 	}
 	slices.SortFunc(r, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	return r
+}
+
+// seriesOnTape returns whether the tape has a series, by its text, in a
+// bucket.
+func seriesOnTape(t *tape.Resolved) func(int64, string) bool {
+	on := map[int64]map[string]bool{}
+	for _, p := range t.Points {
+		if on[p.Start] == nil {
+			on[p.Start] = map[string]bool{}
+		}
+		on[p.Start][p.Series.Text] = true
+	}
+	return func(start int64, series string) bool { return on[start][series] }
+}
+
+// isSkip reports whether m is the !drop marker of a skip: a range feed
+// delivered as no entry.
+func isSkip(m tape.Placed) bool {
+	return m.Kind == tape.Drop && (m.Reason == store.SkipTooLong || m.Reason == store.SkipUnterminated)
+}
+
+// entryMarkers returns store id's markers that cover entries: all but a
+// skip's !drop markers.
+func entryMarkers(t *tape.Resolved, id string) []tape.Placed {
+	var ms []tape.Placed
+	for _, m := range t.Markers {
+		if m.ID == id && !isSkip(m) {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// printMarks writes the markers whose range does not hold count entries of
+// their kind, and reports whether there were none.
+func printMarks(w io.Writer, fs []Finding, tapePath string) bool {
+	for _, f := range fs {
+		fmt.Fprintf(w, "marker: %s:%d: %s\n", tapePath, f.Line, f.What)
+	}
+	return len(fs) == 0
 }
 
 // printBeyond says, for a complete tape, how many complete lines each store

@@ -2,10 +2,12 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/timbertally/timbertally/lib/doc"
@@ -22,8 +24,12 @@ import (
 type Source struct {
 	ID, Path string
 	Limit    int64
-	Skipped  [][2]int64 // [offset, end), ascending
-	MaxLine  int        // feed's --max-line; 0: its default
+	Skipped  [][2]int64    // [offset, end), ascending
+	Marks    []tape.Placed // its !late, !cap and !drop markers but a skip's, checked against its entries
+	MaxLine  int           // feed's --max-line; 0: its default
+	// OnTape says whether the tape has a series (its text) in a bucket:
+	// a !cap marker's entries must be of series left off it. nil: not checked.
+	OnTape func(start int64, series string) bool
 }
 
 // skipped reports whether the entry starting at pos lies in one of s's
@@ -45,6 +51,7 @@ type Derived struct {
 	Buckets map[int64]map[string]Series // bucket start → series text (as on the tape) → value
 	Fed     map[string]int64            // per store id: entries (lines of any length) before its limit
 	Beyond  map[string]int64            // per store id: complete lines at or after its limit
+	Marks   []Finding                   // markers whose range does not hold count entries of their kind
 }
 
 // Chunk sizes for reading stores: 64 Ki entries or 4 MiB a chunk keeps
@@ -69,10 +76,12 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 			return nil, err
 		}
 		out.Fed[src.ID] += n
+		out.Marks = append(out.Marks, dv.marks.findings()...)
 		if out.Beyond[src.ID], err = linesAfter(src.Path, src.Limit); err != nil {
 			return nil, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
 		}
 	}
+	slices.SortFunc(out.Marks, func(a, b Finding) int { return cmp.Compare(a.Line, b.Line) })
 	for start, accs := range dv.buckets {
 		b := make(map[string]Series, len(accs))
 		for _, a := range accs {
@@ -96,6 +105,8 @@ type deriver struct {
 	metrics []metric
 	buckets map[int64]map[string]*acc
 	key     []byte
+	marks   *marks   // the store being read's
+	texts   []string // outcome.series, reused entry after entry
 }
 
 type metric struct {
@@ -120,7 +131,7 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}}
+	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, texts: make([]string, len(d.Metrics))}
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
 		mt := metric{m: m, value: -1, where: -1}
@@ -171,6 +182,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 		return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
 	}
 	defer r.Close()
+	dv.marks = newMarks(src.Marks, dv.metricIndex, src.OnTape)
 	var fed int64
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
@@ -207,7 +219,7 @@ func (dv *deriver) chunk(c store.Chunk, src *Source) int64 {
 			break
 		}
 		if !src.skipped(pos) {
-			dv.entry(data[:i])
+			dv.marks.visit(pos, dv.entry(data[:i]))
 		}
 		pos, data = end, data[i+1:]
 		n++
@@ -215,11 +227,19 @@ func (dv *deriver) chunk(c store.Chunk, src *Source) int64 {
 	return n
 }
 
-func (dv *deriver) entry(line []byte) {
-	if dv.x.Extract(line, &dv.e) != "" {
-		return // a !drop on the tape; conservation counts those
+// metricIndex returns the index of the metric named name, -1 for none.
+func (dv *deriver) metricIndex(name string) int {
+	return slices.IndexFunc(dv.metrics, func(mt metric) bool { return mt.m.Name == name })
+}
+
+// entry folds one entry into its bucket and says what it made of it.
+func (dv *deriver) entry(line []byte) outcome {
+	if reason := dv.x.Extract(line, &dv.e); reason != "" {
+		return outcome{reason: reason} // a !drop on the tape; conservation counts those
 	}
 	start := floorDiv(dv.e.Time, dv.width) * dv.width
+	e := outcome{ok: true, start: start, series: dv.texts[:len(dv.metrics)]}
+	clear(e.series)
 	b := dv.buckets[start]
 	if b == nil {
 		b = map[string]*acc{}
@@ -240,8 +260,11 @@ func (dv *deriver) entry(line []byte) {
 			a = &acc{text: dv.seriesText(mt), metric: i}
 			b[string(dv.key)] = a
 		}
-		dv.fold(mt, a)
+		if dv.fold(mt, a) {
+			e.series[i] = a.text
+		}
 	}
+	return e
 }
 
 func (dv *deriver) seriesText(mt *metric) string {
@@ -254,25 +277,27 @@ func (dv *deriver) seriesText(mt *metric) string {
 
 // fold adds the current entry to a: count counts it; sum adds its number
 // (a non-number adds 0); min and max skip a non-number, which then is in
-// no series and no !cap marker (as tally places it).
-func (dv *deriver) fold(mt *metric, a *acc) {
+// no series and no !cap marker (as tally places it). It reports whether
+// the entry gave a a value.
+func (dv *deriver) fold(mt *metric, a *acc) bool {
 	if mt.m.Kind == doc.Count {
 		a.value++
 		a.has = true
 		a.entries++
-		return
+		return true
 	}
 	v, ok := extract.Number(dv.e.Fields[mt.value])
 	switch {
 	case mt.m.Kind == doc.Sum:
 		a.value += v
 	case !ok:
-		return
+		return false
 	case !a.has || mt.m.Kind == doc.Min && v < a.value || mt.m.Kind == doc.Max && v > a.value:
 		a.value = v
 	}
 	a.has = true
 	a.entries++
+	return true
 }
 
 // floorDiv divides rounding toward minus infinity, so that an entry before

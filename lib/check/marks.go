@@ -1,0 +1,116 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// outcome is what re-deriving made of one entry: whether it extracted (and
+// else why not), its bucket, and the series each metric took a value from
+// it in.
+type outcome struct {
+	ok     bool
+	reason string
+	start  int64
+	series []string // per metric, in document order: its series' text, "" for no value
+}
+
+// marks checks one store's !late, !cap and !drop markers against its
+// entries as they are read, in position order: a marker's offset..end range
+// holds exactly its count entries (SPEC §5: a marker covers one run of
+// consecutive entries of one kind and bucket), each of its kind. A !late
+// entry is of the marker's bucket; a !cap one too, with a value for the
+// marker's metric in a series left off the tape (tally never starts a
+// series once the cap is reached); a !drop one does not extract, for the
+// marker's reason.
+// The ranges of a skip's !drop markers are not here: they are no entries.
+//
+// Invariant: active holds the markers whose range contains the last
+// position visited; list[next:] start after it.
+type marks struct {
+	list   []tape.Placed // by offset
+	metric []int         // per marker: its metric's index (!cap), else -1
+	next   int
+	active []int
+	count  []int64
+	wrong  []string // per marker: the first entry not of its kind
+	onTape func(start int64, series string) bool
+}
+
+func newMarks(list []tape.Placed, metricIndex func(string) int, onTape func(int64, string) bool) *marks {
+	list = slices.Clone(list)
+	slices.SortStableFunc(list, func(a, b tape.Placed) int { return cmp.Compare(a.Offset, b.Offset) })
+	m := &marks{list: list, metric: make([]int, len(list)), count: make([]int64, len(list)), wrong: make([]string, len(list)), onTape: onTape}
+	for i, mk := range list {
+		m.metric[i] = -1
+		if mk.Kind == tape.Cap {
+			m.metric[i] = metricIndex(mk.Metric)
+		}
+	}
+	return m
+}
+
+// visit counts the entry at pos in every marker whose range holds it.
+func (m *marks) visit(pos int64, e outcome) {
+	for m.next < len(m.list) && m.list[m.next].Offset <= pos {
+		m.active = append(m.active, m.next)
+		m.next++
+	}
+	keep := m.active[:0]
+	for _, i := range m.active {
+		mk := &m.list[i]
+		if mk.End <= pos {
+			continue
+		}
+		keep = append(keep, i)
+		m.count[i]++
+		if m.wrong[i] == "" {
+			m.wrong[i] = m.mismatch(i, e)
+		}
+	}
+	m.active = keep
+}
+
+// mismatch says how e is not an entry marker i can hold, or "".
+func (m *marks) mismatch(i int, e outcome) string {
+	mk := &m.list[i]
+	switch {
+	case mk.Kind == tape.Drop && e.ok:
+		return fmt.Sprintf("holds an entry that extracts (bucket %s)", timeText(e.start))
+	case mk.Kind == tape.Drop && e.reason != mk.Reason:
+		return fmt.Sprintf("holds an entry dropped for reason=%s", e.reason)
+	case mk.Kind == tape.Drop:
+		return ""
+	case !e.ok:
+		return fmt.Sprintf("holds an entry that does not extract (reason=%s)", e.reason)
+	case e.start != mk.Start:
+		return fmt.Sprintf("holds an entry of bucket %s", timeText(e.start))
+	case mk.Kind != tape.Cap:
+		return ""
+	case m.metric[i] < 0 || e.series[m.metric[i]] == "":
+		return fmt.Sprintf("holds an entry with no value for metric %s", mk.Metric)
+	case m.onTape != nil && m.onTape(mk.Start, e.series[m.metric[i]]):
+		return fmt.Sprintf("holds an entry of %s, which is on the tape", e.series[m.metric[i]])
+	}
+	return ""
+}
+
+// findings returns, in tape line order, the markers whose range does not
+// hold exactly count entries of their kind.
+func (m *marks) findings() []Finding {
+	var fs []Finding
+	for i, mk := range m.list {
+		text := tape.Append(nil, &mk.Record)
+		text = text[:len(text)-1]
+		switch {
+		case m.count[i] != mk.Count:
+			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its range holds %d entries, not count=%d", text, m.count[i], mk.Count)})
+		case m.wrong[i] != "":
+			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its range %s", text, m.wrong[i])})
+		}
+	}
+	return fs
+}
