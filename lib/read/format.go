@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"text/tabwriter"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/timbertally/timbertally/lib/tape"
@@ -38,8 +39,11 @@ const (
 	// showInList: a comma as \, for a value in a k=v,k=v list, which then
 	// splits one way only.
 	showInList
-	// showEdges: a space that starts or ends a value as \x20, for an aligned
-	// table or a chart's legend, where "curl" and "curl " would look alike.
+	// showEdges: for the eye (an aligned table, a chart's legend), a space
+	// that starts or ends a value or follows another as \x20 ("curl" and
+	// "curl " would look alike, and an SVG collapses a run of spaces), and
+	// a character that does not show (a no-break or zero-width space, a
+	// byte order or bidi mark) as its bytes.
 	showEdges
 	// showCR: a carriage return as \r, for CSV, whose readers fold CR LF
 	// within a field into LF.
@@ -58,9 +62,10 @@ func appendShown(b []byte, v string, how show) []byte {
 		c := v[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(v[i:])
-			if r == utf8.RuneError && n == 1 || controls && (r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff) {
-				// Not UTF-8, a C1 control (U+009B is a CSI), or a noncharacter
-				// (XML, so an SVG, cannot hold U+FFFE or U+FFFF): each byte as \xHH.
+			if r == utf8.RuneError && n == 1 || controls && (r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff) || how&showEdges != 0 && invisible(r) {
+				// Not UTF-8, a C1 control (U+009B is a CSI), a noncharacter
+				// (XML, so an SVG, cannot hold U+FFFE or U+FFFF), or for the
+				// eye a character that does not show: each byte as \xHH.
 				for _, c := range []byte(v[i : i+n]) {
 					b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
 				}
@@ -81,7 +86,7 @@ func appendShown(b []byte, v string, how show) []byte {
 			b = append(b, '\\', 'n')
 		case c == '\r' && how&(showControls|showCR) != 0:
 			b = append(b, '\\', 'r')
-		case c == ' ' && how&showEdges != 0 && (i == 0 || i == len(v)-1):
+		case c == ' ' && how&showEdges != 0 && (i == 0 || i == len(v)-1 || v[i-1] == ' '):
 			b = append(b, `\x20`...)
 		case controls && (c < ' ' || c == 0x7f):
 			// Other control bytes (ESC above all) would drive the terminal
@@ -93,6 +98,13 @@ func appendShown(b []byte, v string, how show) []byte {
 		i++
 	}
 	return b
+}
+
+// invisible reports whether r shows as nothing or as a plain space: a
+// format character (zero-width space, byte order and bidi marks), or a
+// space or separator other than ' '.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Zs, unicode.Zl, unicode.Zp) && r != ' '
 }
 
 // appendLabels appends k=v,k=v of labels sorted by name. A name is a plain
