@@ -254,10 +254,10 @@ func (m *metric) value(e *extract.Entry) (float64, bool) {
 	case doc.Count:
 		return 1, true
 	case doc.Sum:
-		v, _ := extract.Number(e.Fields[m.field]) // 0 when not a number
+		v, _ := e.Number(m.field) // 0 when not a number
 		return v, true
 	}
-	return extract.Number(e.Fields[m.field])
+	return e.Number(m.field)
 }
 
 func (m *metric) fold(old, v float64) float64 {

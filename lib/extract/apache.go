@@ -24,7 +24,8 @@ const (
 //
 // Fields are separated by exactly one space, as Apache writes them, and
 // nothing may follow the last one.
-func apache(line []byte, f [][]byte, combined bool) string {
+func apache(line []byte, e *Entry, combined bool) string {
+	f := e.Fields
 	var ok bool
 	// The host (up to 39 bytes of IPv6) is found with IndexByte; the short
 	// tokens after it ("-" mostly) with a plain loop.
@@ -66,9 +67,11 @@ func apache(line []byte, f [][]byte, combined bool) string {
 		return ReasonFormat // the line ends at the status
 	}
 	f[fBytes], rest, ok = token(rest)
-	if !isBytes(f[fBytes]) {
+	size, isNum, valid := bytesField(f[fBytes])
+	if !valid {
 		return ReasonBytes
 	}
+	e.known(fBytes, size, isNum)
 	if !combined {
 		if ok {
 			return ReasonFormat // something follows the last field
@@ -166,22 +169,35 @@ func isStatus(b []byte) bool {
 	return len(b) == 3 && isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2])
 }
 
-// isBytes reports whether b is "-" (nothing sent) or digits that are a
-// number (below 2^53): a longer run of digits is no size Apache wrote, and
-// a sum= over it would add 0 without a trace, so the entry is dropped.
-// Up to 15 digits are always below 2^53 (9 007 199 254 740 992).
-func isBytes(b []byte) bool {
+// bytesField reads an Apache size: "-" (nothing sent: valid, not a
+// number) or digits that are a number (below 2^53): a longer run of digits
+// is no size Apache wrote, and a sum= over it would add 0 without a trace,
+// so the entry is dropped (valid false). Up to 15 digits are always below
+// 2^53 (9 007 199 254 740 992), and are read as they are checked.
+func bytesField(b []byte) (v float64, isNum, valid bool) {
 	if len(b) == 1 && b[0] == '-' {
-		return true
+		return 0, false, true
 	}
+	if len(b) == 0 || len(b) > exactDigits {
+		v, ok := number(b)
+		return v, ok, ok && isDigits(b)
+	}
+	var m uint64
+	for _, c := range b {
+		if !isDigit(c) {
+			return 0, false, false
+		}
+		m = m*10 + uint64(c-'0')
+	}
+	return float64(m), true, true
+}
+
+// isDigits reports whether b is all digits.
+func isDigits(b []byte) bool {
 	for _, c := range b {
 		if !isDigit(c) {
 			return false
 		}
-	}
-	if len(b) > 15 {
-		_, ok := number(b)
-		return ok
 	}
 	return len(b) > 0
 }

@@ -18,6 +18,8 @@
 //   - The built-in Apache formats are parsed by hand, CLF time included,
 //     and extraction allocates nothing per entry. A regex format
 //     allocates its submatch indices per entry.
+//   - Entry.Number(i) is Number(Fields[i]), worked out at most once per
+//     extraction (the Apache size as it is checked).
 //   - A regex matches anywhere in the entry unless it is anchored with ^
 //     and $; a named group that does not take part in the match is an
 //     empty field.
@@ -37,6 +39,35 @@ import (
 type Entry struct {
 	Time   int64 // Unix nanoseconds
 	Fields [][]byte
+	nums   []numCache // per field: its Number, once worked out for this entry
+	gen    uint32     // the entry's extraction: a num of another gen is stale
+}
+
+// numCache is a field's Number, valid for the entry extraction gen.
+type numCache struct {
+	gen uint32
+	ok  bool
+	v   float64
+}
+
+// Number returns field i's Number. The Apache formats work out their
+// size as they check it, so sum=bytes does not parse it a second time
+// (+4% of tally --try).
+func (e *Entry) Number(i int) (float64, bool) {
+	if i >= len(e.nums) {
+		return number(e.Fields[i])
+	}
+	c := &e.nums[i]
+	if c.gen != e.gen {
+		c.v, c.ok = number(e.Fields[i])
+		c.gen = e.gen
+	}
+	return c.v, c.ok
+}
+
+// known records field i's Number for the current extraction.
+func (e *Entry) known(i int, v float64, ok bool) {
+	e.nums[i] = numCache{gen: e.gen, ok: ok, v: v}
 }
 
 // Extractor extracts entries for one document. It is not safe for
@@ -108,12 +139,19 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 	if cap(e.Fields) < len(x.names) {
 		e.Fields = make([][]byte, len(x.names))
 	}
+	if len(e.nums) < len(x.names) {
+		e.nums = make([]numCache, len(x.names))
+	}
 	e.Fields = e.Fields[:len(x.names)]
+	if e.gen++; e.gen == 0 { // wrapped: no num may look current
+		clear(e.nums)
+		e.gen = 1
+	}
 	switch x.d.Format {
 	case doc.ApacheCombined:
-		reason = apache(line, e.Fields, true)
+		reason = apache(line, e, true)
 	case doc.ApacheCommon:
-		reason = apache(line, e.Fields, false)
+		reason = apache(line, e, false)
 	default:
 		reason = x.regex(line, e.Fields)
 	}
