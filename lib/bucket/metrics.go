@@ -14,16 +14,10 @@ import (
 type metric struct {
 	doc.Metric
 	field int // the numeric field of sum/min/max; -1 for count
-	where *where
+	where *extract.Condition
 	group int    // index in aggregator.groups
 	pos   int    // index of its value in the group's slots
 	bit   uint64 // its bit in a slot's has mask
-}
-
-type where struct {
-	field int
-	op    doc.Op
-	value string
 }
 
 // group gathers the metrics that share one by= list, so that an entry costs
@@ -186,7 +180,8 @@ func newAggregator(d *doc.Doc, x *extract.Extractor) (*aggregator, error) {
 			if f < 0 {
 				return nil, fmt.Errorf("metric %s: no field %q", dm.Name, dm.Where.Field)
 			}
-			m.where = &where{f, dm.Where.Op, dm.Where.Value}
+			c := extract.NewCondition(f, dm.Where.Op, dm.Where.Value)
+			m.where = &c
 		}
 		gk := fmt.Sprint(dm.By)
 		gi, ok := byGroup[gk]
@@ -247,7 +242,7 @@ func appendLabels(labels []tape.Label, g *group, key string) []tape.Label {
 // where= that fails, or a min/max field that is not a number, contributes
 // nothing; a sum field that is not a number contributes 0 (SPEC §4).
 func (m *metric) value(e *extract.Entry) (float64, bool) {
-	if m.where != nil && !extract.Compare(e.Fields[m.where.field], m.where.op, m.where.value) {
+	if m.where != nil && !m.where.Holds(e) {
 		return 0, false
 	}
 	switch m.Kind {

@@ -201,14 +201,15 @@ func skips(t *tape.Resolved, id string) [][2]int64 {
 // seriesOnTape returns whether the tape has a series, by its text, in a
 // bucket.
 func seriesOnTape(t *tape.Resolved) func(int64, string) bool {
-	on := map[int64]map[string]bool{}
-	for _, p := range t.Points {
-		if on[p.Start] == nil {
-			on[p.Start] = map[string]bool{}
+	view := viewBuckets(t)
+	return func(start int64, series string) bool {
+		b := view[start]
+		if b == nil {
+			return false
 		}
-		on[p.Start][p.Series.Text] = true
+		_, ok := b.series[series]
+		return ok
 	}
-	return func(start int64, series string) bool { return on[start][series] }
 }
 
 // isSkip reports whether m is the !drop marker of a skip: a range feed

@@ -111,9 +111,9 @@ type deriver struct {
 
 type metric struct {
 	m     *doc.Metric
-	value int   // the field of sum/min/max; -1 for count
-	by    []int // label fields
-	where int   // the where= field; -1 for none
+	value int                // the field of sum/min/max; -1 for count
+	by    []int              // label fields
+	where *extract.Condition // nil for none
 }
 
 // acc is a series being folded; has is false for a min/max series that has
@@ -134,7 +134,7 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, texts: make([]string, len(d.Metrics))}
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
-		mt := metric{m: m, value: -1, where: -1}
+		mt := metric{m: m, value: -1}
 		if m.Kind != doc.Count {
 			mt.value = x.Field(m.Field)
 		}
@@ -142,7 +142,8 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 			mt.by = append(mt.by, x.Field(f))
 		}
 		if m.Where != nil {
-			mt.where = x.Field(m.Where.Field)
+			c := extract.NewCondition(x.Field(m.Where.Field), m.Where.Op, m.Where.Value)
+			mt.where = &c
 		}
 		dv.metrics = append(dv.metrics, mt)
 	}
@@ -247,7 +248,7 @@ func (dv *deriver) entry(line []byte) outcome {
 	}
 	for i := range dv.metrics {
 		mt := &dv.metrics[i]
-		if mt.where >= 0 && !extract.Compare(dv.e.Fields[mt.where], mt.m.Where.Op, mt.m.Where.Value) {
+		if mt.where != nil && !mt.where.Holds(&dv.e) {
 			continue
 		}
 		dv.key = binary.AppendUvarint(dv.key[:0], uint64(i))
@@ -286,7 +287,7 @@ func (dv *deriver) fold(mt *metric, a *acc) bool {
 		a.entries++
 		return true
 	}
-	v, ok := extract.Number(dv.e.Fields[mt.value])
+	v, ok := dv.e.Number(mt.value)
 	switch {
 	case mt.m.Kind == doc.Sum:
 		a.value += v

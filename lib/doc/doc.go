@@ -71,7 +71,7 @@ const (
 )
 
 // Where is a metric's filter: FIELD OP VALUE, numeric when both sides are
-// numbers, byte-wise when neither is (extract.Compare says the rest).
+// numbers, byte-wise when neither is (extract.Condition says the rest).
 type Where struct {
 	Field string
 	Op    Op

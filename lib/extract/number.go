@@ -88,29 +88,46 @@ func slowNumber[T string | []byte](b T) (float64, bool) {
 	return v, true
 }
 
-// Compare evaluates FIELD OP VALUE: numeric when both sides are numbers
+// Condition is a where= filter, FIELD OP VALUE, ready to test entries:
+// the value's number is worked out once, and the field's is the entry's
+// (Entry.Number), so neither is parsed again per entry.
+type Condition struct {
+	field int
+	op    doc.Op
+	value string
+	num   float64
+	isNum bool
+}
+
+// NewCondition makes the test of field (an index in Entry.Fields) op value.
+func NewCondition(field int, op doc.Op, value string) Condition {
+	c := Condition{field: field, op: op, value: value}
+	c.num, c.isNum = number(value)
+	return c
+}
+
+// Holds evaluates the condition on e: numeric when both sides are numbers
 // (Number), byte-wise when neither is. A number and a text have no order:
 // <, <=, > and >= are false between them, and = and != compare the bytes.
 // So Apache's "-" size, which min and max skip, is neither below 10 bytes
 // nor at least 0 (byte-wise, "-" sorts before every digit).
-func Compare(field []byte, op doc.Op, value string) bool {
-	a, fieldNum := number(field)
-	b, valueNum := number(value)
+func (c Condition) Holds(e *Entry) bool {
+	a, fieldNum := e.Number(c.field)
 	switch {
-	case fieldNum && valueNum:
-		return holds(cmp.Compare(a, b), op)
-	case fieldNum != valueNum && op != doc.Eq && op != doc.Ne:
+	case fieldNum && c.isNum:
+		return holds(cmp.Compare(a, c.num), c.op)
+	case fieldNum != c.isNum && c.op != doc.Eq && c.op != doc.Ne:
 		return false
 	}
 	// string(field) in a comparison does not copy the field.
-	c := 0
+	field, r := e.Fields[c.field], 0
 	switch {
-	case string(field) < value:
-		c = -1
-	case string(field) > value:
-		c = 1
+	case string(field) < c.value:
+		r = -1
+	case string(field) > c.value:
+		r = 1
 	}
-	return holds(c, op)
+	return holds(r, c.op)
 }
 
 // holds says whether op holds for a comparison result c (-1, 0 or 1).

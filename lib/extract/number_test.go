@@ -68,15 +68,20 @@ func TestCompareIsNumericWhenBothSidesAreNumbers(t *testing.T) {
 		{"GET", doc.Eq, "GET", true},
 		{"GET", doc.Ge, "POST", false},
 	} {
-		if got := Compare([]byte(c.field), c.op, c.value); got != c.want {
-			t.Errorf("Compare(%q, %v, %q) = %v, want %v", c.field, c.op, c.value, got, c.want)
+		// Twice over one entry: the field's number is then the entry's own.
+		e := &Entry{Fields: [][]byte{[]byte(c.field)}}
+		for range 2 {
+			if got := NewCondition(0, c.op, c.value).Holds(e); got != c.want {
+				t.Errorf("%q %v %q holds: %v, want %v", c.field, c.op, c.value, got, c.want)
+			}
 		}
 	}
 }
 
 func TestCompareAllocatesNothing(t *testing.T) {
-	f := []byte("/index.html")
-	if n := testing.AllocsPerRun(100, func() { Compare(f, doc.Lt, "/z") }); n != 0 {
-		t.Errorf("Compare allocates %v times", n)
+	e := &Entry{Fields: [][]byte{[]byte("/index.html")}}
+	c := NewCondition(0, doc.Lt, "/z")
+	if n := testing.AllocsPerRun(100, func() { c.Holds(e) }); n != 0 {
+		t.Errorf("Holds allocates %v times", n)
 	}
 }

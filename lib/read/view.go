@@ -18,7 +18,7 @@ type row struct {
 	labels []tape.Label // as on the first tape that had the series
 	sorted []tape.Label // by name: what tsv, csv, json and table show
 	value  float64
-	rank   int32 // the series' place in metric, then sorted-label, order
+	rank   int32 // the series' place in metric, then sorted-label, order (its index in rows' shows until rows ranks them)
 }
 
 // view is the settings that turn resolved tapes into rows.
