@@ -28,6 +28,8 @@ type Known struct {
 	seals    map[int64][]tape.Pos // bucket start → at=
 	lastSeal int64
 	hasSeal  bool
+	lastLate int64 // the newest bucket a !late marker names: closed, sealed or not
+	hasLate  bool
 	spans    map[string][]span
 	frontier map[string]int64
 	lastEnd  []tape.Pos
@@ -60,6 +62,9 @@ func (k *Known) Add(rec *tape.Record) {
 		}
 		k.covers(rec.At)
 	case tape.Late, tape.Drop, tape.Cap:
+		if rec.Kind == tape.Late && (!k.hasLate || rec.Start > k.lastLate) {
+			k.lastLate, k.hasLate = rec.Start, true
+		}
 		k.spans[rec.ID] = append(k.spans[rec.ID], span{rec.Offset, rec.End})
 		k.extend(rec.ID, rec.End)
 	}

@@ -119,10 +119,17 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 		k = NewKnown(nil)
 	}
 	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k}
+	// Every bucket up to the last seal on the tape is closed, and so is one
+	// a !late marker names, sealed or not (an idle store's quiet time may
+	// have passed its end while it was empty): resuming the event time
+	// there keeps seals in start order across runs, and an entry for such
+	// a bucket late. The markers of buckets after the last seal follow it
+	// on the tape, so the tail start-up reads holds them.
 	if k.hasSeal {
-		// Every bucket up to the last seal on the tape is closed; resuming
-		// the event time there keeps seals in start order across runs.
 		r.et, r.etSet = k.lastSeal+r.width+r.grace, true
+	}
+	if closed := k.lastLate + r.width + r.grace; k.hasLate && (!r.etSet || closed > r.et) {
+		r.et, r.etSet = closed, true
 	}
 	return r, nil
 }
