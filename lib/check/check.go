@@ -10,6 +10,10 @@
 //     a check that reused the code under test would prove nothing. It uses
 //     only the extractor, the tape's series syntax and the metric rules of
 //     SPEC §4, with unbounded grace and no cap.
+//   - Every entry is either in a series value or in a marker that holds it:
+//     each marker's range is checked to hold exactly its count entries of
+//     its kind, and the entries it holds are left out of the values its
+//     bucket is compared with, so every bucket is compared exactly.
 //   - Only entries the tape knows of are compared: those before the largest
 //     position the tape records for their store (seal at=, marker end=,
 //     end at=), so a live tape is comparable with a store that has grown.

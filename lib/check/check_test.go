@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -69,7 +70,9 @@ func (f *fixture) load(t *testing.T) *Store {
 func (f *fixture) compare(t *testing.T) *Comparison {
 	t.Helper()
 	s := f.load(t)
-	d, err := Derive(s.Doc, []Source{{ID: "web1", Path: f.log, Limit: Known(s.Tape)["web1"]}})
+	src := []Source{{ID: "web1", Path: f.log}}
+	Prepare(s.Tape, src)
+	d, err := Derive(s.Doc, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,16 +171,22 @@ func TestATapeAboveTheEntriesWithNothingShortIsExtra(t *testing.T) {
 	}
 }
 
-func TestABucketWithLateEntriesMatchesInTotal(t *testing.T) {
-	// The second 200 of 13:55:00 arrived after its seal: !late, not a series.
-	tp := positions(threeBuckets, threeBucketsTape)
-	tp = strings.Replace(tp, `requests{status="200"} 2`, `requests{status="200"} 1`, 1)
-	tp = strings.Replace(tp, `bytes{status="200"} 150`, `bytes{status="200"} 100`, 1)
-	tp = strings.Replace(tp, "seal 2026-10-10T13:55:10Z", "!late 2026-10-10T13:55:00Z id=web1 offset=@P1@ end=@P2@ count=1\nseal 2026-10-10T13:55:10Z", 1)
-	tp = positions(threeBuckets, tp)
-	f := newFixture(t, threeBuckets, tp)
+// lateTape is threeBucketsTape with the 500 entry of 13:55:00 late: it
+// arrived after its bucket's seal, so it is in a !late marker, not a series.
+func lateTape() string {
+	tp := threeBucketsTape
+	for _, l := range []string{`requests{status="500"} 1`, `bytes{status="500"} 0`, `errors 1`} {
+		tp = strings.Replace(tp, "2026-10-10T13:55:00Z "+l+"\n", "", 1)
+	}
+	tp = strings.Replace(tp, "seal 2026-10-10T13:55:00Z width=10s entries=3 at=web1:@P3@\n",
+		"seal 2026-10-10T13:55:00Z width=10s entries=2 at=web1:@P2@\n!late 2026-10-10T13:55:00Z id=web1 offset=@P2@ end=@P3@ count=1\n", 1)
+	return positions(threeBuckets, tp)
+}
+
+func TestABucketWithLateEntriesMatchesExactlyWithoutThem(t *testing.T) {
+	f := newFixture(t, threeBuckets, lateTape())
 	if c := f.compare(t); len(c.Diffs) != 0 {
-		t.Fatalf("want a match in total, got %+v", c.Diffs)
+		t.Fatalf("want a match, got %+v", c.Diffs)
 	}
 	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 || !strings.Contains(out, "late 1") {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -185,11 +194,55 @@ func TestABucketWithLateEntriesMatchesInTotal(t *testing.T) {
 	if code, out := f.tgcheck("--against", "web1="+f.log, "--strict"); code != 1 || !strings.Contains(out, "strict: 1 !late markers (1 entries)") {
 		t.Fatalf("--strict: exit %d:\n%s", code, out)
 	}
-	// A late count that does not make up the total is short in total.
-	f = newFixture(t, threeBuckets, strings.Replace(tp, `requests{status="200"} 1`, `requests{status="200"} 0`, 1))
-	want := Diff{Kind: Short, Start: ns("13:55:00"), Series: "requests", Tape: 2, Derived: 3, Total: true}
-	if c := f.compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
-		t.Fatalf("want %+v, got %+v", want, c.Diffs)
+}
+
+// In a bucket with !late entries every series is still exact: the entries
+// the markers hold are left out of the re-derivation, not its totals only.
+// A sum or a min moved either way, a count moved between two series with
+// the total kept, a seal's entries= changed: each is a difference.
+func TestInABucketWithLateEntriesEverySeriesAndTheSealAreExact(t *testing.T) {
+	at := ns("13:55:00")
+	for name, tc := range map[string]struct {
+		from, to string
+		want     []Diff
+	}{
+		"a sum raised": {`bytes{status="200"} 150`, `bytes{status="200"} 1000000000000000`,
+			[]Diff{{Kind: Extra, Start: at, Series: `bytes{status="200"}`, Tape: 1e15, Derived: 150}}},
+		"a sum lowered": {`bytes{status="200"} 150`, `bytes{status="200"} 100`,
+			[]Diff{{Kind: Short, Start: at, Series: `bytes{status="200"}`, Tape: 100, Derived: 150}}},
+		"a max raised": {`biggest 100`, `biggest 101`,
+			[]Diff{{Kind: Extra, Start: at, Series: `biggest`, Tape: 101, Derived: 100}}},
+		"a count moved to another series": {`requests{status="200"} 2`, `requests{status="200"} 1` + "\n2026-10-10T13:55:00Z requests{status=\"204\"} 1",
+			[]Diff{{Kind: Short, Start: at, Series: `requests{status="200"}`, Tape: 1, Derived: 2}, {Kind: Displaced, Start: at, Series: `requests{status="204"}`, Tape: 1, OneSide: true}}},
+		"the late entry counted as well": {`requests{status="200"} 2`, `requests{status="200"} 2` + "\n2026-10-10T13:55:00Z requests{status=\"500\"} 1",
+			[]Diff{{Kind: Extra, Start: at, Series: `requests{status="500"}`, Tape: 1, OneSide: true}}},
+		"the seal's entries= raised": {"entries=2", "entries=3",
+			[]Diff{{Kind: Extra, Start: at, Series: "entries=", Tape: 3, Derived: 2, Seal: true}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newFixture(t, threeBuckets, strings.Replace(lateTape(), tc.from, tc.to, 1)).compare(t)
+			if fmt.Sprint(c.Diffs) != fmt.Sprint(tc.want) {
+				t.Fatalf("want %+v\ngot  %+v", tc.want, c.Diffs)
+			}
+		})
+	}
+}
+
+// A sum's value depends on the order its entries were added in, and two
+// stores' entries are added in the order their batches took turns, which
+// tgcheck cannot know: a difference within rounding is no difference.
+func TestASumRoundedInAnotherOrderMatches(t *testing.T) {
+	m := &doc.Metric{Name: "s", Kind: doc.Sum}
+	exact := Series{Metric: m, Value: 0.5, Entries: 3, Abs: 2*9007199254740991 + 0.5}
+	if !Matches(exact, 1) {
+		t.Errorf("9007199254740991 + 0.5 - 9007199254740991 summed in another order (1 for 0.5) must match")
+	}
+	small := Series{Metric: m, Value: 102.9, Entries: 40, Abs: 102.9}
+	if !Matches(small, 102.89999999999999) || Matches(small, 102.8) {
+		t.Errorf("102.89999999999999 must match 102.9 over 40 entries, 102.8 must not")
+	}
+	if Matches(Series{Metric: &doc.Metric{Name: "n", Kind: doc.Count}, Value: 3, Entries: 3}, 4) {
+		t.Errorf("a count must match exactly")
 	}
 }
 
@@ -307,6 +360,17 @@ func TestAnUnreadableTapeIsAnErrorNeverAPass(t *testing.T) {
 	}
 }
 
+// A marker or a seal names the store whose entries it accounts for: a tape
+// naming a store tgcheck was not given cannot be proved, whether the store
+// was left out or the id was changed.
+func TestATapeNamingAStoreNotGivenIsNotChecked(t *testing.T) {
+	tp := strings.Replace(lateTape(), "!late 2026-10-10T13:55:00Z id=web1", "!late 2026-10-10T13:55:00Z id=web9", 1)
+	f := newFixture(t, threeBuckets, tp)
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 2 || !strings.Contains(out, "entries of store web9; give it with --against web9=PATH") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
 func TestBadCommandLinesExit2WithAMessage(t *testing.T) {
 	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
 	for _, tc := range []struct {
@@ -315,7 +379,7 @@ func TestBadCommandLinesExit2WithAMessage(t *testing.T) {
 	}{
 		{nil, "nothing to check"},
 		{[]string{"--entries", "x"}, "see tgcheck --help"},
-		{[]string{"--against", "web2=" + f.log}, "fed from store web1; give it with --against web1=PATH"},
+		{[]string{"--against", "web2=" + f.log}, "entries of store web1; give it with --against web1=PATH"},
 		{[]string{"--against", "web1=" + f.log, "--against", "web2=" + f.log}, "never fed from store web2"},
 		{[]string{"--against", "web1=" + f.log + ".missing"}, "store web1"},
 		{[]string{"--against", "web1=" + f.log, "--against", "web1=" + f.log}, "twice"},
@@ -413,9 +477,10 @@ func TestInABucketWithCapMarkersAloneEverySeriesOnTheTapeIsExact(t *testing.T) {
 	}
 }
 
-// A !cap marker of a metric the totals do not check (a sum, a max, a count
-// with where=) must still account for its series left off the tape:
-// deleting it, or claiming more entries than those series hold, differs.
+// A !cap marker of any metric (a sum, a max, a count with where= too) must
+// hold the entries of its series left off the tape: deleting it leaves
+// its series missing, and claiming more entries than its range holds is a
+// marker finding.
 func TestTheCapMarkersOfEveryMetricAccountForTheSeriesLeftOut(t *testing.T) {
 	// The 500 entry was over the cap (1 series) for requests and bytes.
 	capped := strings.Replace(threeBucketsTape, "2026-10-10T13:55:00Z requests{status=\"500\"} 1\n", "", 1)
@@ -426,41 +491,15 @@ func TestTheCapMarkersOfEveryMetricAccountForTheSeriesLeftOut(t *testing.T) {
 	if c := newFixture(t, threeBuckets, positions(threeBuckets, tp)).compare(t); len(c.Diffs) != 0 {
 		t.Fatalf("a tape capped as tally caps: want no difference, got %+v", c.Diffs)
 	}
-	for name, tc := range map[string]struct {
-		tape string
-		want Diff
-	}{
-		"the bytes marker deleted": {
-			strings.Replace(tp, "!cap 2026-10-10T13:55:00Z metric=bytes id=web1 offset=@P2@ end=@P3@ count=1\n", "", 1),
-			Diff{Kind: Short, Start: ns("13:55:00"), Series: "bytes", Tape: 0, Derived: 1, LeftOut: true},
-		},
-		"the bytes marker inflated": {
-			strings.Replace(tp, "metric=bytes id=web1 offset=@P2@ end=@P3@ count=1", "metric=bytes id=web1 offset=@P2@ end=@P3@ count=2", 1),
-			Diff{Kind: Extra, Start: ns("13:55:00"), Series: "bytes", Tape: 2, Derived: 1, LeftOut: true},
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			c := newFixture(t, threeBuckets, positions(threeBuckets, tc.tape)).compare(t)
-			if len(c.Diffs) != 1 || c.Diffs[0] != tc.want {
-				t.Fatalf("want %+v, got %+v", tc.want, c.Diffs)
-			}
-		})
+	deleted := strings.Replace(tp, "!cap 2026-10-10T13:55:00Z metric=bytes id=web1 offset=@P2@ end=@P3@ count=1\n", "", 1)
+	want := Diff{Kind: Missing, Start: ns("13:55:00"), Series: `bytes{status="500"}`, OneSide: true}
+	if c := newFixture(t, threeBuckets, positions(threeBuckets, deleted)).compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
+		t.Fatalf("the bytes marker deleted: want %+v, got %+v", want, c.Diffs)
 	}
-}
-
-func TestASumAboveItsEntriesIsNoDifferenceWhenSomeWereLate(t *testing.T) {
-	// The 500 entry was late; a late entry of a sum may be negative, so the
-	// tape's bytes may exceed what the entries on time give.
-	tp := `2026-10-10T13:55:00Z requests{status="200"} 2
-2026-10-10T13:55:00Z bytes{status="200"} 151
-2026-10-10T13:55:00Z biggest 100
-seal 2026-10-10T13:55:00Z width=10s entries=2 at=web1:@P2@
-!late 2026-10-10T13:55:00Z id=web1 offset=@P2@ end=@P3@ count=1
-`
-	lines := threeBuckets[:3]
-	c := newFixture(t, lines, positions(lines, tp)).compare(t)
-	if len(c.Diffs) != 0 {
-		t.Fatalf("want no difference, got %+v", c.Diffs)
+	inflated := strings.Replace(tp, "metric=bytes id=web1 offset=@P2@ end=@P3@ count=1", "metric=bytes id=web1 offset=@P2@ end=@P3@ count=2", 1)
+	f := newFixture(t, threeBuckets, positions(threeBuckets, inflated))
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, "its range holds 1 entries, not count=2") {
+		t.Fatalf("the bytes marker inflated: exit %d:\n%s", code, out)
 	}
 }
 
@@ -500,6 +539,27 @@ end at=web1:@END@
 			code, out := f.tgcheck("--against", "web1="+f.log)
 			if code != 1 || !strings.Contains(out, tc.want) {
 				t.Fatalf("exit %d, want a finding with %q:\n%s", code, tc.want, out)
+			}
+		})
+	}
+}
+
+// Every check proves the tape is of the store's own document: a series or
+// a !cap marker of a metric it does not have, or labelled otherwise, is an
+// integrity failure even for --entries alone, which re-derives nothing.
+func TestATapeOfAnotherDocumentFailsEveryCheck(t *testing.T) {
+	for name, tc := range map[string]struct{ from, to, want string }{
+		"a metric the document lacks": {`2026-10-10T13:55:10Z biggest 7`, "2026-10-10T13:55:10Z biggest 7\n2026-10-10T13:55:10Z foo 1",
+			"series foo: the document has no metric foo"},
+		"a label the metric lacks": {`2026-10-10T13:55:10Z requests{status="404"} 1`, `2026-10-10T13:55:10Z requests{code="404"} 1`,
+			`series requests{code="404"}: metric requests is labelled by=status in the document`},
+		"a !cap of a metric the document lacks": {"seal 2026-10-10T13:55:10Z", "!cap 2026-10-10T13:55:10Z metric=paths id=web1 offset=@P3@ end=@P4@ count=1\nseal 2026-10-10T13:55:10Z",
+			"!cap marker of metric paths: the document has no such metric"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, threeBuckets, positions(threeBuckets, strings.Replace(threeBucketsTape, tc.from, tc.to, 1)))
+			if code, out := f.tgcheck("--entries", "5"); code != 1 || !strings.Contains(out, "integrity: "+tc.want) {
+				t.Fatalf("exit %d, want %q:\n%s", code, tc.want, out)
 			}
 		})
 	}

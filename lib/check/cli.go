@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 
@@ -22,8 +23,11 @@ on an open tape it says how far the tape is sealed and fails.
 
 --against STORE (repeatable, PATH or ID=PATH): re-derives every bucket from
 the stores with the store's own document (unbounded grace, no cap) and
-compares bucket by bucket. Differences are named missing, extra, short (a
-fragment) or displaced (counts moved between buckets). Only entries the tape
+compares bucket by bucket, series for series, leaving out the entries each
+bucket's !late markers and each metric's !cap markers hold (each marker's
+range must hold exactly its count entries of its kind), and each seal's
+entries= too. Differences are named missing, extra, short (a fragment) or
+displaced (counts moved between series or buckets). Only entries the tape
 already knows of are compared, and buckets not yet sealed on an open tape
 are reported as open, not as differences (the run still fails: the tape
 is not complete).
@@ -161,28 +165,37 @@ func (o *options) check(w io.Writer) (bool, error) {
 
 // derive re-derives the buckets from the --against stores, each up to the
 // largest position the tape records for it (on a complete tape, that of its
-// end record). A complete tape must be checked against every store it names.
+// end record). A tape is checked against every store it names: the entries
+// of a store left out, and its markers, would go unchecked.
 func (o *options) derive(s *Store) (*Derived, error) {
-	if s.Tape.End != nil {
-		for _, p := range s.Tape.End.At {
-			if !slices.ContainsFunc(o.against, func(src Source) bool { return src.ID == p.ID }) {
-				return nil, fmt.Errorf("tgcheck: the tape was fed from store %s; give it with --against %s=PATH", p.ID, p.ID)
-			}
+	known := Known(s.Tape)
+	for _, id := range slices.Sorted(maps.Keys(known)) {
+		if !slices.ContainsFunc(o.against, func(src Source) bool { return src.ID == id }) {
+			return nil, fmt.Errorf("tgcheck: the tape accounts for entries of store %s; give it with --against %s=PATH", id, id)
 		}
 	}
-	known := Known(s.Tape)
-	onTape := seriesOnTape(s.Tape)
-	for i := range o.against {
-		src := &o.against[i]
+	for _, src := range o.against {
 		if _, ok := known[src.ID]; !ok && s.Tape.End != nil {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
+	}
+	Prepare(s.Tape, o.against)
+	return Derive(s.Doc, o.against)
+}
+
+// Prepare fills in what the tape says of each source: how far it knows
+// the store (Limit), the ranges feed delivered as no entry, the markers
+// holding its entries, and the series on the tape.
+func Prepare(t *tape.Resolved, srcs []Source) {
+	known := Known(t)
+	onTape := seriesOnTape(t)
+	for i := range srcs {
+		src := &srcs[i]
 		src.Limit = known[src.ID]
-		src.Skipped = skips(s.Tape, src.ID)
-		src.Marks = entryMarkers(s.Tape, src.ID)
+		src.Skipped = skips(t, src.ID)
+		src.Marks = entryMarkers(t, src.ID)
 		src.OnTape = onTape
 	}
-	return Derive(s.Doc, o.against)
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/timbertally/timbertally/lib/doc"
@@ -18,21 +19,19 @@ const (
 	Missing   DiffKind = "missing"   // a re-derived series is not on the tape, and no marker explains it
 	Extra     DiffKind = "extra"     // on the tape, not re-derived (or above it with nothing short anywhere)
 	Short     DiffKind = "short"     // the tape is below the entries, no marker explaining it: a fragment
-	Displaced DiffKind = "displaced" // the tape is above the entries here while it is short or late elsewhere
+	Displaced DiffKind = "displaced" // the tape is above the entries here while it is short elsewhere
 )
 
-// Diff is one difference. Series is the series text, or for a bucket
-// compared in total (it has markers) the metric name; Tape then includes
-// the bucket's !late and the metric's !cap entries. OneSide is set for a
-// series on the tape only (Derived is then 0) or re-derived only (Tape 0).
+// Diff is one difference. Series is the series text, or for a seal's
+// entries= "entries=" (Seal is then set). OneSide is set for a series on
+// the tape only (Derived is then 0) or re-derived only (Tape 0).
 type Diff struct {
 	Kind          DiffKind
 	Start         int64
 	Series        string
 	Tape, Derived float64
-	Total         bool
 	OneSide       bool
-	LeftOut       bool // Series is a metric; Tape is its !cap (and, when short, !late) entries, Derived the entries of its series not on the tape
+	Seal          bool
 }
 
 // Comparison is the outcome of comparing a tape with re-derived buckets.
@@ -54,12 +53,12 @@ type bucketView struct {
 func (b *bucketView) marked() bool { return b.late > 0 || len(b.caps) > 0 }
 
 // Compare compares the store's tape with the re-derived buckets, bucket by
-// bucket (SPEC §6): a bucket without markers matches series for series; a
-// bucket with !late or !cap markers matches in total for each count metric
-// without where=, and no series is above its re-derived value (a sum's,
-// with !late entries, may be: a late entry can be negative). Within that
-// rule, a bucket with !cap markers alone is held to more: every series on
-// its tape is exact, since a series over the cap is left out whole.
+// bucket (SPEC §6). Every bucket matches series for series: the entries a
+// bucket's !late markers, or a metric's !cap markers, hold are left out of
+// the re-derivation (Derive), and those markers are checked to hold exactly
+// them (marks), so a bucket with markers is held to its exact values too,
+// not only to its totals. A sealed bucket's entries= is the entries placed
+// in it.
 func Compare(s *Store, d *Derived) *Comparison {
 	view := viewBuckets(s.Tape)
 	last, _, anySealed := lastSeal(s.Tape)
@@ -79,9 +78,12 @@ func Compare(s *Store, d *Derived) *Comparison {
 			continue
 		}
 		c.Buckets++
-		over = c.bucket(start, b, d.Buckets[start], s.Doc, over)
+		over = c.bucket(start, b, d.Buckets[start], over)
+		over = c.seal(start, s.Tape.Seals[start], d.Placed[start], over)
 	}
-	displaced := s.Tape.Totals[tape.Late].Entries > 0 || slices.ContainsFunc(c.Diffs, func(d Diff) bool {
+	// The entries of !late markers are out of the re-derivation, so only a
+	// series short elsewhere makes one above its entries displaced.
+	displaced := slices.ContainsFunc(c.Diffs, func(d Diff) bool {
 		return d.Kind == Short || d.Kind == Missing
 	})
 	for _, i := range over {
@@ -94,93 +96,66 @@ func Compare(s *Store, d *Derived) *Comparison {
 
 // bucket compares one bucket and returns over with the indexes of new
 // differences where the tape is above the entries.
-func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Series, d *doc.Doc, over []int) []int {
-	add := func(k DiffKind, series string, tapeV, derivedV float64, total, oneSide bool) {
-		if k == Extra {
-			over = append(over, len(c.Diffs))
-		}
-		c.Diffs = append(c.Diffs, Diff{Kind: k, Start: start, Series: series, Tape: tapeV, Derived: derivedV, Total: total, OneSide: oneSide})
-	}
-	// Only !late entries can leave a series on the tape below its entries:
-	// a series over the cap is left out whole (once a metric's cap is
-	// reached in a bucket, no new series starts, and one that exists gets
-	// every entry), so in a bucket with !cap markers alone every series on
-	// the tape is exact. A late entry of a sum may be negative, so a sum's
-	// series may even be above its entries when some were late.
-	late := b.late > 0
+func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Series, over []int) []int {
 	for _, text := range slices.Sorted(maps.Keys(derived)) {
 		ds := derived[text]
 		tp, ok := b.series[text]
 		switch {
-		case !ok && !b.marked():
-			add(Missing, text, 0, ds.Value, false, true)
-		case !ok || tp.Value == ds.Value:
-		case above(ds.Metric.Kind, tp.Value, ds.Value) && !(late && ds.Metric.Kind == doc.Sum):
-			add(Extra, text, tp.Value, ds.Value, false, false)
-		case !late:
-			add(Short, text, tp.Value, ds.Value, false, false)
+		case !ok:
+			c.Diffs = append(c.Diffs, Diff{Kind: Missing, Start: start, Series: text, Derived: ds.Value, OneSide: true})
+		case Matches(ds, tp.Value):
+		case above(ds.Metric.Kind, tp.Value, ds.Value):
+			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value}, over)
+		default:
+			c.Diffs = append(c.Diffs, Diff{Kind: Short, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value})
 		}
 	}
 	for _, text := range slices.Sorted(maps.Keys(b.series)) {
 		if _, ok := derived[text]; !ok {
-			add(Extra, text, b.series[text].Value, 0, false, true)
-		}
-	}
-	if !b.marked() {
-		return over
-	}
-	over = c.leftOut(start, b, derived, d, over)
-	for _, name := range plainCounts(d) {
-		var tapeV, derivedV float64
-		for _, p := range b.series {
-			if p.Series.Metric == name {
-				tapeV += p.Value
-			}
-		}
-		for _, ds := range derived {
-			if ds.Metric.Name == name {
-				derivedV += ds.Value
-			}
-		}
-		tapeV += float64(b.late + b.caps[name])
-		switch {
-		case tapeV < derivedV:
-			add(Short, name, tapeV, derivedV, true, false)
-		case tapeV > derivedV:
-			add(Extra, name, tapeV, derivedV, true, false)
+			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: b.series[text].Value, OneSide: true}, over)
 		}
 	}
 	return over
 }
 
-// leftOut checks, for each metric a bucket's totals do not check (all but
-// plain counts), the entries of its series left off the tape against the
-// bucket's markers: every entry over the cap is in a series left out whole
-// (once a metric's cap is reached no new series starts), and a series left
-// out holds only capped and late entries. So its !cap count is at most the
-// re-derived entries left out, and at least those less the bucket's !late.
-func (c *Comparison) leftOut(start int64, b *bucketView, derived map[string]Series, d *doc.Doc, over []int) []int {
-	out := map[string]int64{}
-	for text, ds := range derived {
-		if _, ok := b.series[text]; !ok {
-			out[ds.Metric.Name] += ds.Entries
-		}
+// seal compares the entries= of a bucket's last seal, if any, with the
+// entries placed in the bucket.
+func (c *Comparison) seal(start int64, seals []tape.Placed, placed int64, over []int) []int {
+	if len(seals) == 0 {
+		return over
 	}
-	plain := plainCounts(d)
-	for _, m := range d.Metrics {
-		if slices.Contains(plain, m.Name) {
-			continue
-		}
-		capped, left := b.caps[m.Name], out[m.Name]
-		switch {
-		case capped > left:
-			over = append(over, len(c.Diffs))
-			c.Diffs = append(c.Diffs, Diff{Kind: Extra, Start: start, Series: m.Name, Tape: float64(capped), Derived: float64(left), LeftOut: true})
-		case left > capped+b.late:
-			c.Diffs = append(c.Diffs, Diff{Kind: Short, Start: start, Series: m.Name, Tape: float64(capped + b.late), Derived: float64(left), LeftOut: true})
-		}
+	d := Diff{Start: start, Series: "entries=", Tape: float64(seals[len(seals)-1].Entries), Derived: float64(placed), Seal: true}
+	switch {
+	case d.Tape > d.Derived:
+		d.Kind = Extra
+		return c.over(d, over)
+	case d.Tape < d.Derived:
+		d.Kind = Short
+		c.Diffs = append(c.Diffs, d)
 	}
 	return over
+}
+
+// over adds a difference where the tape is above the entries, and returns
+// over with its index: it is named displaced once all are known if the
+// tape is short or late elsewhere.
+func (c *Comparison) over(d Diff, over []int) []int {
+	c.Diffs = append(c.Diffs, d)
+	return append(over, len(c.Diffs)-1)
+}
+
+// Matches reports whether a tape value is the re-derived series' value. A
+// sum is rounded in the order its entries were added, which for several
+// stores depends on how their batches took turns: two orders of n terms
+// differ by at most 2·n·2⁻⁵³·Σ|x| (each is within (n-1)·2⁻⁵³·Σ|x| of the
+// exact sum), so that much is no difference. Whole values add exactly in
+// any order while the sum stays below 2⁵³, so counts and sums of sizes
+// must be equal.
+func Matches(ds Series, v float64) bool {
+	if v == ds.Value {
+		return true
+	}
+	return ds.Metric.Kind == doc.Sum && math.Abs(v-ds.Value) <= 2*float64(ds.Entries)*0x1p-53*ds.Abs
 }
 
 // above reports whether a tape value is beyond what the entries allow: a
@@ -226,10 +201,8 @@ func viewBuckets(t *tape.Resolved) map[int64]*bucketView {
 // describe says what differs: the series and both values.
 func (d Diff) describe() string {
 	switch {
-	case d.LeftOut:
-		return fmt.Sprintf("%s: entries in series not on the tape: re-derived %s, the bucket's markers account for %s", d.Series, valueText(d.Derived), valueText(d.Tape))
-	case d.Total:
-		return fmt.Sprintf("total %s with the bucket's markers: tape %s, re-derived %s", d.Series, valueText(d.Tape), valueText(d.Derived))
+	case d.Seal:
+		return fmt.Sprintf("seal entries=%s, but %s entries of the stores are placed in the bucket (all but its !late)", valueText(d.Tape), valueText(d.Derived))
 	case d.OneSide && d.Kind == Missing:
 		return fmt.Sprintf("%s: not on the tape, re-derived %s", d.Series, valueText(d.Derived))
 	case d.OneSide:

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -39,16 +40,21 @@ func (s *Source) skipped(pos int64) bool {
 	return i < len(s.Skipped) && s.Skipped[i][0] <= pos
 }
 
-// Series is one re-derived series value of one bucket.
+// Series is one re-derived series value of one bucket: what the tape must
+// hold for it, from the bucket's entries that no !late marker, and no !cap
+// marker of its metric, covers. The markers' own ranges are checked apart
+// (marks), so an entry is either here or in a marker that holds it.
 type Series struct {
 	Metric  *doc.Metric
 	Value   float64
-	Entries int64 // the entries folded in: what a !cap marker counts
+	Entries int64   // the entries folded in
+	Abs     float64 // a sum's Σ|x| over them, which bounds its rounding (Matches)
 }
 
 // Derived is what the stores say the tape should hold.
 type Derived struct {
 	Buckets map[int64]map[string]Series // bucket start → series text (as on the tape) → value
+	Placed  map[int64]int64             // bucket start → entries placed in it (all but its !late): its seal's entries=
 	Fed     map[string]int64            // per store id: entries (lines of any length) before its limit
 	Beyond  map[string]int64            // per store id: complete lines at or after its limit
 	Marks   []Finding                   // markers whose range does not hold count entries of their kind
@@ -63,13 +69,14 @@ const (
 
 // Derive re-derives the buckets of document d from the sources: every entry
 // that extracts goes into the bucket of its own time (unbounded grace, no
-// cap), each metric folded as SPEC §4 says.
+// cap), each metric folded as SPEC §4 says, but for what the store's
+// markers cover (Series).
 func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 	dv, err := newDeriver(d)
 	if err != nil {
 		return nil, err
 	}
-	out := &Derived{Buckets: map[int64]map[string]Series{}, Fed: map[string]int64{}, Beyond: map[string]int64{}}
+	out := &Derived{Buckets: map[int64]map[string]Series{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
 	for _, src := range sources {
 		n, err := dv.store(src)
 		if err != nil {
@@ -86,7 +93,7 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 		b := make(map[string]Series, len(accs))
 		for _, a := range accs {
 			if a.has {
-				b[a.text] = Series{Metric: dv.metrics[a.metric].m, Value: a.value, Entries: a.entries}
+				b[a.text] = Series{Metric: dv.metrics[a.metric].m, Value: a.value, Entries: a.entries, Abs: a.abs}
 			}
 		}
 		out.Buckets[start] = b
@@ -104,6 +111,7 @@ type deriver struct {
 	width   int64
 	metrics []metric
 	buckets map[int64]map[string]*acc
+	placed  map[int64]int64
 	key     []byte
 	marks   *marks   // the store being read's
 	texts   []string // outcome.series, reused entry after entry
@@ -116,12 +124,14 @@ type metric struct {
 	where *extract.Condition // nil for none
 }
 
-// acc is a series being folded; has is false for a min/max series that has
-// seen no number yet (such a series has no value and is not on the tape).
+// acc is a series being folded; has is false for a series that has folded
+// nothing yet (a min/max with no number, or all of its entries covered by
+// markers): such a series has no value and is not on the tape.
 type acc struct {
 	text    string
 	metric  int
 	value   float64
+	abs     float64 // a sum's Σ|x|
 	has     bool
 	entries int64
 }
@@ -131,7 +141,7 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, texts: make([]string, len(d.Metrics))}
+	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, placed: map[int64]int64{}, texts: make([]string, len(d.Metrics))}
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
 		mt := metric{m: m, value: -1}
@@ -183,7 +193,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 		return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
 	}
 	defer r.Close()
-	dv.marks = newMarks(src.Marks, dv.metricIndex, src.OnTape)
+	dv.marks = newMarks(src.Marks, len(dv.metrics), dv.metricIndex, src.OnTape)
 	var fed int64
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
@@ -220,7 +230,7 @@ func (dv *deriver) chunk(c store.Chunk, src *Source) int64 {
 			break
 		}
 		if !src.skipped(pos) {
-			dv.marks.visit(pos, dv.entry(data[:i]))
+			dv.marks.hold(dv.entry(data[:i], dv.marks.enter(pos)))
 		}
 		pos, data = end, data[i+1:]
 		n++
@@ -233,14 +243,18 @@ func (dv *deriver) metricIndex(name string) int {
 	return slices.IndexFunc(dv.metrics, func(mt metric) bool { return mt.m.Name == name })
 }
 
-// entry folds one entry into its bucket and says what it made of it.
-func (dv *deriver) entry(line []byte) outcome {
+// entry folds one entry into its bucket, but for the metrics cov covers,
+// and says what it made of it.
+func (dv *deriver) entry(line []byte, cov cover) outcome {
 	if reason := dv.x.Extract(line, &dv.e); reason != "" {
 		return outcome{reason: reason} // a !drop on the tape; conservation counts those
 	}
 	start := floorDiv(dv.e.Time, dv.width) * dv.width
 	e := outcome{ok: true, start: start, series: dv.texts[:len(dv.metrics)]}
 	clear(e.series)
+	if !cov.late {
+		dv.placed[start]++
+	}
 	b := dv.buckets[start]
 	if b == nil {
 		b = map[string]*acc{}
@@ -250,6 +264,10 @@ func (dv *deriver) entry(line []byte) outcome {
 		mt := &dv.metrics[i]
 		if mt.where != nil && !mt.where.Holds(&dv.e) {
 			continue
+		}
+		v, ok := dv.value(mt)
+		if !ok {
+			continue // a min or max of a non-number: in no series and no !cap marker (as tally places it)
 		}
 		dv.key = binary.AppendUvarint(dv.key[:0], uint64(i))
 		for _, f := range mt.by {
@@ -261,8 +279,9 @@ func (dv *deriver) entry(line []byte) outcome {
 			a = &acc{text: dv.seriesText(mt), metric: i}
 			b[string(dv.key)] = a
 		}
-		if dv.fold(mt, a) {
-			e.series[i] = a.text
+		e.series[i] = a.text
+		if !cov.late && !cov.capped[i] {
+			a.fold(mt.m.Kind, v)
 		}
 	}
 	return e
@@ -276,29 +295,32 @@ func (dv *deriver) seriesText(mt *metric) string {
 	return string(tape.AppendSeries(nil, mt.m.Name, labels))
 }
 
-// fold adds the current entry to a: count counts it; sum adds its number
-// (a non-number adds 0); min and max skip a non-number, which then is in
-// no series and no !cap marker (as tally places it). It reports whether
-// the entry gave a a value.
-func (dv *deriver) fold(mt *metric, a *acc) bool {
+// value is what the current entry gives metric mt: count 1; sum its number,
+// 0 for a non-number; min and max its number, and false for a non-number.
+func (dv *deriver) value(mt *metric) (float64, bool) {
 	if mt.m.Kind == doc.Count {
-		a.value++
-		a.has = true
-		a.entries++
-		return true
+		return 1, true
 	}
 	v, ok := dv.e.Number(mt.value)
+	if !ok {
+		return 0, mt.m.Kind == doc.Sum
+	}
+	return v, true
+}
+
+// fold adds a value of a metric of kind k to a.
+func (a *acc) fold(k doc.MetricKind, v float64) {
 	switch {
-	case mt.m.Kind == doc.Sum:
+	case k == doc.Count:
+		a.value++
+	case k == doc.Sum:
 		a.value += v
-	case !ok:
-		return false
-	case !a.has || mt.m.Kind == doc.Min && v < a.value || mt.m.Kind == doc.Max && v > a.value:
+		a.abs += math.Abs(v)
+	case !a.has || k == doc.Min && v < a.value || k == doc.Max && v > a.value:
 		a.value = v
 	}
 	a.has = true
 	a.entries++
-	return true
 }
 
 // floorDiv divides rounding toward minus infinity, so that an entry before

@@ -29,7 +29,7 @@ type outcome struct {
 // The ranges of a skip's !drop markers are not here: they are no entries.
 //
 // Invariant: active holds the markers whose range contains the last
-// position visited; list[next:] start after it.
+// position entered; list[next:] start after it.
 type marks struct {
 	list   []tape.Placed // by offset
 	metric []int         // per marker: its metric's index (!cap), else -1
@@ -38,12 +38,21 @@ type marks struct {
 	count  []int64
 	wrong  []string // per marker: the first entry not of its kind
 	onTape func(start int64, series string) bool
+	cov    cover // enter's, reused
 }
 
-func newMarks(list []tape.Placed, metricIndex func(string) int, onTape func(int64, string) bool) *marks {
+// cover is what the markers holding an entry cover of it: all of it (a
+// !late), or its value for some metrics (!cap, by metric index).
+type cover struct {
+	late   bool
+	capped []bool
+}
+
+func newMarks(list []tape.Placed, metrics int, metricIndex func(string) int, onTape func(int64, string) bool) *marks {
 	list = slices.Clone(list)
 	slices.SortStableFunc(list, func(a, b tape.Placed) int { return cmp.Compare(a.Offset, b.Offset) })
-	m := &marks{list: list, metric: make([]int, len(list)), count: make([]int64, len(list)), wrong: make([]string, len(list)), onTape: onTape}
+	m := &marks{list: list, metric: make([]int, len(list)), count: make([]int64, len(list)), wrong: make([]string, len(list)),
+		onTape: onTape, cov: cover{capped: make([]bool, metrics)}}
 	for i, mk := range list {
 		m.metric[i] = -1
 		if mk.Kind == tape.Cap {
@@ -53,12 +62,15 @@ func newMarks(list []tape.Placed, metricIndex func(string) int, onTape func(int6
 	return m
 }
 
-// visit counts the entry at pos in every marker whose range holds it.
-func (m *marks) visit(pos int64, e outcome) {
+// enter makes the markers whose range holds the entry at pos the active
+// ones, and returns what they cover of it (valid until the next enter).
+func (m *marks) enter(pos int64) cover {
 	for m.next < len(m.list) && m.list[m.next].Offset <= pos {
 		m.active = append(m.active, m.next)
 		m.next++
 	}
+	m.cov.late = false
+	clear(m.cov.capped)
 	keep := m.active[:0]
 	for _, i := range m.active {
 		mk := &m.list[i]
@@ -66,12 +78,25 @@ func (m *marks) visit(pos int64, e outcome) {
 			continue
 		}
 		keep = append(keep, i)
+		switch {
+		case mk.Kind == tape.Late:
+			m.cov.late = true
+		case m.metric[i] >= 0:
+			m.cov.capped[m.metric[i]] = true
+		}
+	}
+	m.active = keep
+	return m.cov
+}
+
+// hold counts the entry entered last in every marker holding it.
+func (m *marks) hold(e outcome) {
+	for _, i := range m.active {
 		m.count[i]++
 		if m.wrong[i] == "" {
 			m.wrong[i] = m.mismatch(i, e)
 		}
 	}
-	m.active = keep
 }
 
 // mismatch says how e is not an entry marker i can hold, or "".

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
+	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -48,10 +50,12 @@ func Scan(s *Store, batchSize int64) []Finding {
 }
 
 // Integrity finds what no tally writes, whatever happened to it: a bucket
-// with series but no seal (a group cut short, or its seal removed), and a
-// seal whose width is not the document's window. Every check runs it.
+// with series but no seal (a group cut short, or its seal removed), a seal
+// whose width is not the document's window, and a series or !cap marker
+// of a metric the document does not have (a tape of another document, or
+// an edited one). Every check runs it.
 func Integrity(s *Store) []Finding {
-	fs := unsealed(s)
+	fs := append(unsealed(s), foreign(s)...)
 	for start, seals := range s.Tape.Seals {
 		for _, sl := range seals {
 			if sl.Width != s.Doc.Width {
@@ -60,6 +64,34 @@ func Integrity(s *Store) []Finding {
 		}
 	}
 	slices.SortStableFunc(fs, func(a, b Finding) int { return a.Line - b.Line })
+	return fs
+}
+
+// foreign finds the series and !cap markers that are not of the document's
+// metrics, or whose labels are not the metric's by= fields in order.
+func foreign(s *Store) []Finding {
+	metric := func(name string) *doc.Metric {
+		i := slices.IndexFunc(s.Doc.Metrics, func(m doc.Metric) bool { return m.Name == name })
+		if i < 0 {
+			return nil
+		}
+		return &s.Doc.Metrics[i]
+	}
+	var fs []Finding
+	for _, p := range s.Tape.Points {
+		m := metric(p.Series.Metric)
+		switch {
+		case m == nil:
+			fs = append(fs, Finding{p.Line, fmt.Sprintf("series %s: the document has no metric %s", p.Series.Text, p.Series.Metric)})
+		case !slices.EqualFunc(p.Series.Labels, m.By, func(l tape.Label, by string) bool { return l.Name == by }):
+			fs = append(fs, Finding{p.Line, fmt.Sprintf("series %s: metric %s is labelled by=%s in the document", p.Series.Text, m.Name, strings.Join(m.By, ","))})
+		}
+	}
+	for _, mk := range s.Tape.Markers {
+		if mk.Kind == tape.Cap && metric(mk.Metric) == nil {
+			fs = append(fs, Finding{mk.Line, fmt.Sprintf("!cap marker of metric %s: the document has no such metric", mk.Metric)})
+		}
+	}
 	return fs
 }
 
