@@ -302,9 +302,12 @@ func (r *Roller) Skip(st int, pos, end int64, reason string) {
 // quiet: its event time rises to its newest entry time + quiet. A store
 // that has delivered no entry in this run (an empty file, or one already
 // read to its end before a restart) has no time to offer and stops holding
-// the others back.
+// the others back. A run of !late or !drop entries the store ended on is
+// written now: nothing more comes to extend it for a while, and until it
+// is written it holds the store's durable offset back.
 func (r *Roller) Idle(st int, quiet time.Duration) {
 	s := r.stores[st]
+	r.closeRun(s)
 	at := s.newest + int64(quiet)
 	if quiet > 0 && at < s.newest {
 		at = math.MaxInt64 // quiet longer than int64 time reaches: as late as there is

@@ -472,3 +472,17 @@ func TestABucketClosedByALateMarkerStaysClosedAfterARestart(t *testing.T) {
 		t.Fatalf("after the restart 113 must be late, its bucket unsealed:\n%s", out)
 	}
 }
+
+// A store that goes quiet on late entries gets their !late marker at its
+// idle line: held open for a next late entry that does not come, the run
+// would keep the store's durable offset below entries already accounted.
+func TestAnIdleStoreWritesTheLateRunItEndedOn(t *testing.T) {
+	r := newRoller(t, "0s", 100, nil)
+	st := r.AddStore("a", 0)
+	pos := feedLines(r, st, 0, "101 200 1", "125 200 2")
+	feedLines(r, st, pos, "102 404 3", "103 404 4")
+	r.Idle(st, time.Second)
+	if out := string(r.Take()); !strings.Contains(out, fmt.Sprintf("!late 1970-01-01T00:01:40Z id=a offset=%d", pos)) || !strings.Contains(out, "count=2") {
+		t.Fatalf("want the two late entries marked at the idle line:\n%s", out)
+	}
+}

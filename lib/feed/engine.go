@@ -58,6 +58,7 @@ type stream struct {
 	next    store.Chunk // prepared while the store is parked
 	ready   bool        // next holds a chunk not yet sent
 	dry     bool        // the last read found nothing new: wait for the poll
+	dryAt   time.Time   // when a read last found nothing new
 	ended   bool        // one-shot: the end line is sent
 	sentAt  time.Time   // when the last batch went out
 	idleAt  time.Time   // when the last idle went out
@@ -421,7 +422,7 @@ func (f *feeder) prepare() error {
 			s.next, s.ready = c, true
 			f.pending += int64(c.Entries)
 		case f.opt.Follow:
-			s.dry = true
+			s.dry, s.dryAt = true, time.Now()
 		default:
 			s.ended = true
 			if n, _ := s.r.Behind(); n > 0 {
@@ -535,6 +536,16 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 	}
 	for _, s := range f.streams {
 		if due, ok := f.idleDue(s); ok && !now.Before(due) {
+			if s.dryAt.Before(due) {
+				// The store was last read before the idle fell due, up to
+				// a poll interval ago: read it once more, so that an idle
+				// never claims "nothing new" over lines already written
+				// (they would be late if it carried the event time past
+				// their bucket). The idle goes out on the next turn if
+				// there is still nothing.
+				s.dry, polled = false, true
+				continue
+			}
 			s.idleAt = now
 			quiet := now.Sub(s.entryAt).Milliseconds()
 			if err := f.write(protocol.AppendIdle(f.hdr[:0], s.ID, quiet)); err != nil {

@@ -2,6 +2,7 @@ package feed
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timbertally/timbertally/lib/cursor"
 	"github.com/timbertally/timbertally/lib/store"
 )
 
@@ -167,5 +169,52 @@ func TestTwoStoresThatAreOneFileAreRefused(t *testing.T) {
 	})
 	if status == 0 || !strings.Contains(stderr, "feed: stores s and again are the same file (./s.log): its entries would be counted twice") {
 		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+}
+
+// An idle line says a store has nothing new. Its last read may be up to a
+// poll interval old when the idle falls due, and lines written meanwhile
+// would then be sent after an idle whose quiet time could carry the event
+// time past their bucket: they would be late. So the store is read once
+// more first, and the idle goes out only if that read finds nothing.
+func TestAStoreIsReadOnceMoreBeforeItsIdleLine(t *testing.T) {
+	for _, grows := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "s.log")
+		os.WriteFile(path, nil, 0o644)
+		f := &feeder{opt: Options{Stores: []Store{{ID: "s", Path: path}}, Follow: true, BatchSize: 512,
+			IdleTick: time.Second, MaxLine: store.DefaultMaxLine}, cur: cursor.Marks{}, prog: newProgress(io.Discard, false)}
+		if err := f.open(); err != nil {
+			t.Fatal(err)
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.w = &writer{fd: int(w.Fd()), wait: func() error { return nil }}
+		if err := f.prepare(); err != nil {
+			t.Fatal(err)
+		}
+		s, now := f.streams[0], time.Now()
+		// The idle falls due now; the store was last read 200 ms before.
+		f.polledAt, s.sentAt, s.dryAt = now, now.Add(-f.opt.IdleTick), now.Add(-f.opt.IdleTick-200*time.Millisecond)
+		if grows {
+			os.WriteFile(path, []byte("a line written since the last read\n"), 0o644)
+		}
+		polled, err := f.tick(now)
+		if err != nil || !polled || s.dry {
+			t.Fatalf("grows %v: want the store read again before its idle, got polled %v, dry %v, %v", grows, polled, s.dry, err)
+		}
+		if err := f.prepare(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.tick(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		out, _ := io.ReadAll(r)
+		f.closeStores()
+		if idle := strings.HasPrefix(string(out), "idle id=s quiet="); s.ready != grows || idle == grows {
+			t.Fatalf("grows %v: want the line ready and no idle, or an idle: ready %v, sent %q", grows, s.ready, out)
+		}
 	}
 }
