@@ -74,6 +74,18 @@ func unwrapPath(err error) error {
 // Known returns, per store id, the largest position the tape records: every
 // entry of that store before it is accounted for on the tape.
 func Known(t *tape.Resolved) map[string]int64 {
+	known := accounted(t)
+	if t.End != nil {
+		for _, p := range t.End.At {
+			known[p.ID] = max(known[p.ID], p.Pos)
+		}
+	}
+	return known
+}
+
+// accounted returns, per store id, the largest position a seal's at= or a
+// marker's end= records.
+func accounted(t *tape.Resolved) map[string]int64 {
 	known := map[string]int64{}
 	raise := func(id string, pos int64) { known[id] = max(known[id], pos) }
 	for _, seals := range t.Seals {
@@ -85,11 +97,6 @@ func Known(t *tape.Resolved) map[string]int64 {
 	}
 	for _, m := range t.Markers {
 		raise(m.ID, m.End)
-	}
-	if t.End != nil {
-		for _, p := range t.End.At {
-			raise(p.ID, p.Pos)
-		}
 	}
 	return known
 }

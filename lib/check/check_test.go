@@ -564,3 +564,44 @@ func TestATapeOfAnotherDocumentFailsEveryCheck(t *testing.T) {
 		})
 	}
 }
+
+// The end record says the input was complete up to its positions, so they
+// are at or past everything else the tape accounts for, store by store.
+func TestAnEndRecordBelowWhatTheTapeAccountsForFailsEveryCheck(t *testing.T) {
+	for name, tc := range map[string]struct{ to, want string }{
+		"a bare end":     {"end\n", "the end record does not list store web1, which the tape accounts for up to @END@"},
+		"an end lowered": {"end at=web1:@P4@\n", "the end record has store web1 at @P4@, below @END@, which the tape accounts for"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tp := strings.Replace(threeBucketsTape, "end at=web1:@END@\n", tc.to, 1)
+			f := newFixture(t, threeBuckets, positions(threeBuckets, tp))
+			want := strings.ReplaceAll(positions(threeBuckets, tc.want), "@END@", fmt.Sprint(f.size))
+			if code, out := f.tgcheck("--entries", "5"); code != 1 || !strings.Contains(out, "integrity: "+want) {
+				t.Fatalf("exit %d, want %q:\n%s", code, want, out)
+			}
+		})
+	}
+}
+
+// A seal's at= puts each store's entries of its bucket on two sides: those
+// before it in the bucket (or its !cap), those at or after it !late. An
+// at= moved, or a bucket sealed with entries some of which sit in !late
+// before its at=, is a finding at the seal's line.
+func TestEntriesOnTheWrongSideOfTheirSealsAtAreFound(t *testing.T) {
+	f := newFixture(t, threeBuckets, lateTape())
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 || strings.Contains(out, "seal:") {
+		t.Fatalf("a tape whose seals' at= agree with its !late: exit %d:\n%s", code, out)
+	}
+	for name, tc := range map[string]struct{ from, to, want string }{
+		"at= lowered": {"entries=2 at=web1:@P2@", "entries=2 at=web1:@P1@", "at=web1:@P1@: 0 entries of the bucket before it are !late and 1 at or after it are not (the first at @P1@)"},
+		"at= raised":  {"entries=2 at=web1:@P2@", "entries=2 at=web1:@P3@", "at=web1:@P3@: 1 entries of the bucket before it are !late and 0 at or after it are not (the first at @P2@)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, threeBuckets, positions(threeBuckets, strings.Replace(lateTape(), positions(threeBuckets, tc.from), positions(threeBuckets, tc.to), 1)))
+			want := "seal 2026-10-10T13:55:00Z " + positions(threeBuckets, tc.want)
+			if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, want) {
+				t.Fatalf("exit %d, want %q:\n%s", code, want, out)
+			}
+		})
+	}
+}

@@ -141,7 +141,8 @@ func (o *options) check(w io.Writer) (bool, error) {
 			return false, err
 		}
 		holds = Compare(s, derived).print(w) && holds
-		holds = printMarks(w, derived.Marks, s.TapePath) && holds
+		holds = printRecords(w, "marker", derived.Marks, s.TapePath) && holds
+		holds = printRecords(w, "seal", derived.Ats, s.TapePath) && holds
 	}
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):
@@ -185,7 +186,7 @@ func (o *options) derive(s *Store) (*Derived, error) {
 
 // Prepare fills in what the tape says of each source: how far it knows
 // the store (Limit), the ranges feed delivered as no entry, the markers
-// holding its entries, and the series on the tape.
+// holding its entries, its seals' at= and the series on the tape.
 func Prepare(t *tape.Resolved, srcs []Source) {
 	known := Known(t)
 	onTape := seriesOnTape(t)
@@ -194,6 +195,7 @@ func Prepare(t *tape.Resolved, srcs []Source) {
 		src.Limit = known[src.ID]
 		src.Skipped = skips(t, src.ID)
 		src.Marks = entryMarkers(t, src.ID)
+		src.Ats = sealAts(t, src.ID)
 		src.OnTape = onTape
 	}
 }
@@ -243,11 +245,11 @@ func entryMarkers(t *tape.Resolved, id string) []tape.Placed {
 	return ms
 }
 
-// printMarks writes the markers whose range does not hold count entries of
-// their kind, and reports whether there were none.
-func printMarks(w io.Writer, fs []Finding, tapePath string) bool {
+// printRecords writes the findings of the tape's markers or seals that the
+// stores' entries contradict, and reports whether there were none.
+func printRecords(w io.Writer, what string, fs []Finding, tapePath string) bool {
 	for _, f := range fs {
-		fmt.Fprintf(w, "marker: %s:%d: %s\n", tapePath, f.Line, f.What)
+		fmt.Fprintf(w, "%s: %s:%d: %s\n", what, tapePath, f.Line, f.What)
 	}
 	return len(fs) == 0
 }

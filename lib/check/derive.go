@@ -27,6 +27,7 @@ type Source struct {
 	Limit    int64
 	Skipped  [][2]int64    // [offset, end), ascending
 	Marks    []tape.Placed // its !late, !cap and !drop markers but a skip's, checked against its entries
+	Ats      map[int64]At  // per sealed bucket: the at= its seal gives the store
 	MaxLine  int           // feed's --max-line; 0: its default
 	// OnTape says whether the tape has a series (its text) in a bucket:
 	// a !cap marker's entries must be of series left off it. nil: not checked.
@@ -58,6 +59,7 @@ type Derived struct {
 	Fed     map[string]int64            // per store id: entries (lines of any length) before its limit
 	Beyond  map[string]int64            // per store id: complete lines at or after its limit
 	Marks   []Finding                   // markers whose range does not hold count entries of their kind
+	Ats     []Finding                   // seals whose at= the stores' entries contradict
 }
 
 // Chunk sizes for reading stores: 64 Ki entries or 4 MiB a chunk keeps
@@ -84,11 +86,14 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 		}
 		out.Fed[src.ID] += n
 		out.Marks = append(out.Marks, dv.marks.findings()...)
+		out.Ats = append(out.Ats, dv.seals.findings()...)
 		if out.Beyond[src.ID], err = linesAfter(src.Path, src.Limit); err != nil {
 			return nil, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
 		}
 	}
-	slices.SortFunc(out.Marks, func(a, b Finding) int { return cmp.Compare(a.Line, b.Line) })
+	for _, fs := range [][]Finding{out.Marks, out.Ats} {
+		slices.SortFunc(fs, func(a, b Finding) int { return cmp.Compare(a.Line, b.Line) })
+	}
 	for start, accs := range dv.buckets {
 		b := make(map[string]Series, len(accs))
 		for _, a := range accs {
@@ -114,6 +119,7 @@ type deriver struct {
 	placed  map[int64]int64
 	key     []byte
 	marks   *marks   // the store being read's
+	seals   *seals   // the store being read's
 	texts   []string // outcome.series, reused entry after entry
 }
 
@@ -194,6 +200,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 	}
 	defer r.Close()
 	dv.marks = newMarks(src.Marks, len(dv.metrics), dv.metricIndex, src.OnTape)
+	dv.seals = newSeals(src.ID, src.Ats)
 	var fed int64
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
@@ -230,7 +237,10 @@ func (dv *deriver) chunk(c store.Chunk, src *Source) int64 {
 			break
 		}
 		if !src.skipped(pos) {
-			dv.marks.hold(dv.entry(data[:i], dv.marks.enter(pos)))
+			cov := dv.marks.enter(pos)
+			e := dv.entry(data[:i], cov)
+			dv.marks.hold(e)
+			dv.seals.check(pos, e, cov.late)
 		}
 		pos, data = end, data[i+1:]
 		n++

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -55,7 +56,7 @@ func Scan(s *Store, batchSize int64) []Finding {
 // of a metric the document does not have (a tape of another document, or
 // an edited one). Every check runs it.
 func Integrity(s *Store) []Finding {
-	fs := append(unsealed(s), foreign(s)...)
+	fs := append(append(unsealed(s), foreign(s)...), ended(s)...)
 	for start, seals := range s.Tape.Seals {
 		for _, sl := range seals {
 			if sl.Width != s.Doc.Width {
@@ -64,6 +65,30 @@ func Integrity(s *Store) []Finding {
 		}
 	}
 	slices.SortStableFunc(fs, func(a, b Finding) int { return a.Line - b.Line })
+	return fs
+}
+
+// ended finds an end record that does not reach what the rest of the tape
+// accounts for: input complete up to its positions puts them at or past
+// every seal's at= and every marker's end= of the same store.
+func ended(s *Store) []Finding {
+	if s.Tape.End == nil {
+		return nil
+	}
+	at := map[string]int64{}
+	for _, p := range s.Tape.End.At {
+		at[p.ID] = p.Pos
+	}
+	var fs []Finding
+	acc := accounted(s.Tape)
+	for _, id := range slices.Sorted(maps.Keys(acc)) {
+		switch end, ok := at[id]; {
+		case !ok:
+			fs = append(fs, Finding{0, fmt.Sprintf("the end record does not list store %s, which the tape accounts for up to %d", id, acc[id])})
+		case end < acc[id]:
+			fs = append(fs, Finding{0, fmt.Sprintf("the end record has store %s at %d, below %d, which the tape accounts for", id, end, acc[id])})
+		}
+	}
 	return fs
 }
 
