@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -194,6 +196,9 @@ func (f *feeder) resume(st Store) (cursor.Mark, error) {
 	if m, ok := f.cur[st.ID]; ok && !f.opt.Reset {
 		return m, nil
 	}
+	if err := f.renamed(st); err != nil {
+		return cursor.Mark{}, err
+	}
 	if !f.opt.FromEnd || f.opt.Reset {
 		return cursor.Mark{}, nil
 	}
@@ -202,6 +207,22 @@ func (f *feeder) resume(st Store) (cursor.Mark, error) {
 		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
 	return cursor.Mark{Offset: pos}, nil
+}
+
+// renamed refuses a store the cursor does not know by its id but follows
+// under another one: the same file under a new id would be read again from
+// the start (or the end), and a tally store fed from both ids would count
+// its entries twice.
+func (f *feeder) renamed(st Store) error {
+	if f.opt.Reset {
+		return nil
+	}
+	for _, id := range slices.Sorted(maps.Keys(f.cur)) {
+		if store.IsGen(st.Path, f.cur[id].Gen) {
+			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped, or run with --reset to read every store again", st.ID, st.Path, id, id, st.Path, id)
+		}
+	}
+	return nil
 }
 
 func (f *feeder) closeStores() {

@@ -218,3 +218,26 @@ func TestAStoreIsReadOnceMoreBeforeItsIdleLine(t *testing.T) {
 		}
 	}
 }
+
+// The cursor knows a file by its identity, not only by the store's id: the
+// same file under a new id would be read again from the start and its
+// entries counted twice by a tally store fed from both ids.
+func TestAFileTheCursorFollowsUnderAnotherIdIsRefused(t *testing.T) {
+	content := strings.Repeat("an entry\n", 10)
+	dir, msg, status := runFeed(t, content, "0", func(*Options) {})
+	if status != 0 {
+		t.Fatalf("first run: exit %d: %s", status, msg)
+	}
+	t.Chdir(dir)
+	var stderr bytes.Buffer
+	opt := Options{Stores: []Store{{ID: "t", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"},
+		Cursor: "cur", BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &stderr}
+	status, err := Run(opt, make(chan os.Signal))
+	if status == 0 || err == nil || !strings.Contains(err.Error(), "store t (s.log) is the file the cursor follows as store s; name it s=s.log") {
+		t.Fatalf("exit %d, %v", status, err)
+	}
+	opt.Reset = true
+	if status, err := Run(opt, make(chan os.Signal)); status != 0 {
+		t.Fatalf("--reset: exit %d, %v", status, err)
+	}
+}

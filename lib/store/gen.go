@@ -182,3 +182,15 @@ func findRenamed(dir string, g Gen) *os.File {
 	}
 	return nil
 }
+
+// IsGen says whether the file at path is generation g's file (the same
+// device, inode and first bytes), as far as it can be opened.
+func IsGen(path string, g Gen) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	return err == nil && g.Known() && same(f, fi, g)
+}
