@@ -605,3 +605,14 @@ func TestEntriesOnTheWrongSideOfTheirSealsAtAreFound(t *testing.T) {
 		})
 	}
 }
+
+func TestStrictAloneChecksThatTheTapeHasNoMarker(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	if code, out := f.tgcheck("--strict"); code != 0 {
+		t.Fatalf("a tape without markers: exit %d:\n%s", code, out)
+	}
+	f = newFixture(t, threeBuckets, lateTape())
+	if code, out := f.tgcheck("--strict"); code != 1 || !strings.Contains(out, "strict: 1 !late markers (1 entries)") {
+		t.Fatalf("a tape with a !late marker: exit %d:\n%s", code, out)
+	}
+}

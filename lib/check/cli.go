@@ -104,8 +104,8 @@ func parseOptions(c *cli.Context) (*options, error) {
 	}
 	o := &options{dir: c.Args().First(), entries: c.Int64("entries"), hasEntries: c.IsSet("entries"),
 		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("batch-size")}
-	if !o.hasEntries && !c.IsSet("against") && !o.scan {
-		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE or --scan")
+	if !o.hasEntries && !c.IsSet("against") && !o.scan && !o.strict {
+		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE, --scan or --strict")
 	}
 	if o.entries < 0 || o.batchSize < 1 || c.Int("max-line") < 1 {
 		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --batch-size and --max-line 1 or more")

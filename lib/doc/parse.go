@@ -265,7 +265,7 @@ func (p *parser) cap(n int, words []string) error {
 		return p.errorf(n, capWant)
 	}
 	c, err := strconv.Atoi(words[1])
-	if err != nil || c < 1 {
+	if err != nil || c < 1 || words[1][0] == '+' {
 		return p.errorf(n, capWant)
 	}
 	p.d.Cap = c

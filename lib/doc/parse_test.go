@@ -44,6 +44,7 @@ func TestParseErrorsNameTheLineAndWhatWasExpected(t *testing.T) {
 		{"second window", base + "window 5s\n", 4, `a second "window" directive (the first is on line 2); keep one`},
 		{"cap zero", base + "cap 0\n", 4, capWant},
 		{"cap not a number", base + "cap many\n", 4, capWant},
+		{"cap with a sign", base + "cap +5\n", 4, capWant},
 		{"second cap", base + "cap 5\ncap 6\n", 5, `a second "cap" directive (the first is on line 4); keep one`},
 		{"no metric", "format apache-common\nwindow 10s\n", 2, "the document ends without a metric; add one, e.g. metric requests count by=status"},
 		{"metric without kind", base + "metric requests\n", 4, metricWant},
