@@ -616,3 +616,40 @@ func TestStrictAloneChecksThatTheTapeHasNoMarker(t *testing.T) {
 		t.Fatalf("a tape with a !late marker: exit %d:\n%s", code, out)
 	}
 }
+
+// A marker's range holds whole entries: its offset= is where its first
+// entry starts and its end= where its last one ends. A range cut inside an
+// entry holds the same count, so only the boundaries show it.
+func TestAMarkerRangeCutInsideAnEntryIsFound(t *testing.T) {
+	lines := []string{line(1, 200, "100"), line(2, 200, "50"), line(5, 500, "-"), "garbage\n", line(12, 404, "7")}
+	p3, p4 := len(lines[0])+len(lines[1])+len(lines[2]), len(lines[0])+len(lines[1])+len(lines[2])+len(lines[3])
+	good := fmt.Sprintf(`2026-10-10T13:55:00Z requests{status="200"} 2
+2026-10-10T13:55:00Z requests{status="500"} 1
+2026-10-10T13:55:00Z bytes{status="200"} 150
+2026-10-10T13:55:00Z bytes{status="500"} 0
+2026-10-10T13:55:00Z biggest 100
+2026-10-10T13:55:00Z errors 1
+seal 2026-10-10T13:55:00Z width=10s entries=3 at=web1:%d
+!drop id=web1 offset=%d end=%d count=1 reason=format
+2026-10-10T13:55:10Z requests{status="404"} 1
+2026-10-10T13:55:10Z bytes{status="404"} 7
+2026-10-10T13:55:10Z biggest 7
+seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@END@
+end at=web1:@END@
+`, p3, p3, p4)
+	f := newFixture(t, lines, good)
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for name, tc := range map[string]struct{ from, to, want string }{
+		"offset= inside the entry before": {fmt.Sprintf("offset=%d end=%d", p3, p4), fmt.Sprintf("offset=%d end=%d", p3-5, p4), "its offset= is not where an entry starts"},
+		"end= short of its entry's end":   {fmt.Sprintf("offset=%d end=%d", p3, p4), fmt.Sprintf("offset=%d end=%d", p3, p4-1), "its end= is not where an entry ends"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, lines, strings.Replace(good, tc.from, tc.to, 1))
+			if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, tc.want) {
+				t.Fatalf("exit %d, want %q:\n%s", code, tc.want, out)
+			}
+		})
+	}
+}

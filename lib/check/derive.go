@@ -211,6 +211,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 			break
 		}
 		if c.Skip != "" {
+			dv.marks.boundary(c.Offset)
 			if c.End <= src.Limit {
 				fed++ // a line over the longest an entry may be: an entry, in no bucket
 			}
@@ -218,6 +219,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 		}
 		fed += dv.chunk(c, &src)
 	}
+	dv.marks.boundary(src.Limit)
 	if r.Pos() < src.Limit {
 		return 0, fmt.Errorf("tgcheck: store %s (%s) has complete lines up to byte %d but the tape accounts for it up to %d; it was truncated or rotated, or it is not the store this tape was fed from",
 			src.ID, src.Path, r.Pos(), src.Limit)
@@ -231,6 +233,7 @@ func (dv *deriver) chunk(c store.Chunk, src *Source) int64 {
 	var n int64
 	pos, data := c.Offset, c.Data
 	for len(data) > 0 {
+		dv.marks.boundary(pos)
 		i := bytes.IndexByte(data, '\n')
 		end := pos + int64(i) + 1
 		if end > src.Limit {

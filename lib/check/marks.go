@@ -39,6 +39,13 @@ type marks struct {
 	wrong  []string // per marker: the first entry not of its kind
 	onTape func(start int64, series string) bool
 	cov    cover // enter's, reused
+	// Boundaries: ends lists the markers by end=; offAt and endAt say
+	// whether a marker's offset= and end= fell where a line starts (or
+	// at the end of what the tape knows); list[bo:] and ends[be:] are
+	// those not yet passed.
+	ends         []int
+	offAt, endAt []bool
+	bo, be       int
 }
 
 // cover is what the markers holding an entry cover of it: all of it (a
@@ -52,7 +59,12 @@ func newMarks(list []tape.Placed, metrics int, metricIndex func(string) int, onT
 	list = slices.Clone(list)
 	slices.SortStableFunc(list, func(a, b tape.Placed) int { return cmp.Compare(a.Offset, b.Offset) })
 	m := &marks{list: list, metric: make([]int, len(list)), count: make([]int64, len(list)), wrong: make([]string, len(list)),
-		onTape: onTape, cov: cover{capped: make([]bool, metrics)}}
+		onTape: onTape, cov: cover{capped: make([]bool, metrics)},
+		ends: make([]int, len(list)), offAt: make([]bool, len(list)), endAt: make([]bool, len(list))}
+	for i := range m.ends {
+		m.ends[i] = i
+	}
+	slices.SortStableFunc(m.ends, func(a, b int) int { return cmp.Compare(list[a].End, list[b].End) })
 	for i, mk := range list {
 		m.metric[i] = -1
 		if mk.Kind == tape.Cap {
@@ -60,6 +72,19 @@ func newMarks(list []tape.Placed, metrics int, metricIndex func(string) int, onT
 		}
 	}
 	return m
+}
+
+// boundary notes that a line of the store starts at pos (or that pos is
+// the end of what the tape knows of it); positions come in increasing
+// order. A marker's range must start and end at such positions: its
+// offset= where its first entry starts, its end= where its last one ends.
+func (m *marks) boundary(pos int64) {
+	for ; m.bo < len(m.list) && m.list[m.bo].Offset <= pos; m.bo++ {
+		m.offAt[m.bo] = m.list[m.bo].Offset == pos
+	}
+	for ; m.be < len(m.ends) && m.list[m.ends[m.be]].End <= pos; m.be++ {
+		m.endAt[m.ends[m.be]] = m.list[m.ends[m.be]].End == pos
+	}
 }
 
 // enter makes the markers whose range holds the entry at pos the active
@@ -135,6 +160,10 @@ func (m *marks) findings() []Finding {
 			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its range holds %d entries, not count=%d", text, m.count[i], mk.Count)})
 		case m.wrong[i] != "":
 			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its range %s", text, m.wrong[i])})
+		case !m.offAt[i]:
+			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its offset= is not where an entry starts", text)})
+		case !m.endAt[i]:
+			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its end= is not where an entry ends", text)})
 		}
 	}
 	return fs
