@@ -22,6 +22,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -74,7 +75,7 @@ func unwrapPath(err error) error {
 // Known returns, per store id, the largest position the tape records: every
 // entry of that store before it is accounted for on the tape.
 func Known(t *tape.Resolved) map[string]int64 {
-	known := accounted(t)
+	known := accounted(t, math.MaxInt)
 	if t.End != nil {
 		for _, p := range t.End.At {
 			known[p.ID] = max(known[p.ID], p.Pos)
@@ -84,19 +85,23 @@ func Known(t *tape.Resolved) map[string]int64 {
 }
 
 // accounted returns, per store id, the largest position a seal's at= or a
-// marker's end= records.
-func accounted(t *tape.Resolved) map[string]int64 {
+// marker's end= records on a line before line.
+func accounted(t *tape.Resolved, line int) map[string]int64 {
 	known := map[string]int64{}
-	raise := func(id string, pos int64) { known[id] = max(known[id], pos) }
+	raise := func(id string, pos int64, at int) {
+		if at < line {
+			known[id] = max(known[id], pos)
+		}
+	}
 	for _, seals := range t.Seals {
 		for _, s := range seals {
 			for _, p := range s.At {
-				raise(p.ID, p.Pos)
+				raise(p.ID, p.Pos, s.Line)
 			}
 		}
 	}
 	for _, m := range t.Markers {
-		raise(m.ID, m.End)
+		raise(m.ID, m.End, m.Line)
 	}
 	return known
 }

@@ -653,3 +653,15 @@ end at=web1:@END@
 		})
 	}
 }
+
+// Records after an end record are a later run's, which may read further
+// into a store that grew: the end record need only reach what came before.
+func TestARunAfterAnEndRecordMayReadPastIt(t *testing.T) {
+	tp := strings.Replace(threeBucketsTape, "seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@P4@\n",
+		"seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@P4@\nend at=web1:@P4@\n", 1)
+	tp = strings.Replace(tp, "end at=web1:@END@\n", "", 1)
+	f := newFixture(t, threeBuckets, positions(threeBuckets, tp))
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 || strings.Contains(out, "integrity") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}

@@ -68,9 +68,10 @@ func Integrity(s *Store) []Finding {
 	return fs
 }
 
-// ended finds an end record that does not reach what the rest of the tape
+// ended finds an end record that does not reach what the tape before it
 // accounts for: input complete up to its positions puts them at or past
-// every seal's at= and every marker's end= of the same store.
+// every earlier seal's at= and marker's end= of the same store. (Records
+// after it are a later run's, which may have read further.)
 func ended(s *Store) []Finding {
 	if s.Tape.End == nil {
 		return nil
@@ -80,7 +81,7 @@ func ended(s *Store) []Finding {
 		at[p.ID] = p.Pos
 	}
 	var fs []Finding
-	acc := accounted(s.Tape)
+	acc := accounted(s.Tape, s.Tape.EndLine)
 	for _, id := range slices.Sorted(maps.Keys(acc)) {
 		switch end, ok := at[id]; {
 		case !ok:

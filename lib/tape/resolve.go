@@ -85,6 +85,7 @@ type Resolved struct {
 	Markers    []Placed           // !late, !drop, !cap in tape order
 	Totals     map[Kind]Totals    // per marker kind
 	End        *Record            // the last end record, nil while the tape is open
+	EndLine    int                // End's line
 	Duplicates []Dup              // when Options.OnDuplicate is nil
 	Lines      int                // lines added (whole lines read)
 	Torn       bool               // a torn last line was tolerated (and ignored)
@@ -205,7 +206,7 @@ func (rv *Resolver) add(line []byte, n int) error {
 			rv.res.Seals[rec.Start] = append(rv.res.Seals[rec.Start], Placed{rec, n})
 		}
 	case End:
-		rv.res.End = &rec
+		rv.res.End, rv.res.EndLine = &rec, n
 	case Late, Drop, Cap:
 		rv.addMarker(rec, n)
 	}
