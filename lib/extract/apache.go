@@ -36,6 +36,10 @@ func apache(line []byte, e *Entry, combined bool) string {
 	f[fHost] = line[:sp]
 	rest := line[sp+1:]
 	for _, i := range [...]int{fIdent, fUser} {
+		if len(rest) >= 2 && rest[0] == '-' && rest[1] == ' ' {
+			f[i], rest = rest[:1], rest[2:] // "-", nearly always: no loop
+			continue
+		}
 		if f[i], rest, ok = token(rest); !ok || len(f[i]) == 0 {
 			return ReasonFormat
 		}
@@ -66,8 +70,16 @@ func apache(line []byte, e *Entry, combined bool) string {
 	if !ok {
 		return ReasonFormat // the line ends at the status
 	}
-	f[fBytes], rest, ok = token(rest)
-	size, isNum, valid := bytesField(f[fBytes])
+	var size float64
+	var isNum, valid bool
+	if n, m := digitsToSpace(rest); n > 0 {
+		// The usual size, digits then a space, read as it is cut.
+		f[fBytes], rest, ok = rest[:n], rest[n+1:], true
+		size, isNum, valid = float64(m), true, true
+	} else {
+		f[fBytes], rest, ok = token(rest)
+		size, isNum, valid = bytesField(f[fBytes])
+	}
 	if !valid {
 		return ReasonBytes
 	}
@@ -190,6 +202,23 @@ func bytesField(b []byte) (v float64, isNum, valid bool) {
 		m = m*10 + uint64(c-'0')
 	}
 	return float64(m), true, true
+}
+
+// digitsToSpace reads the run of 1 to exactDigits digits that starts b and
+// ends at a space: it returns their count and value, or 0 when b does not
+// start so (bytesField then judges the field).
+func digitsToSpace(b []byte) (int, uint64) {
+	var m uint64
+	for i, c := range b {
+		switch {
+		case c == ' ' && i <= exactDigits:
+			return i, m
+		case !isDigit(c) || i == exactDigits:
+			return 0, 0
+		}
+		m = m*10 + uint64(c-'0')
+	}
+	return 0, 0
 }
 
 // isDigits reports whether b is all digits.
