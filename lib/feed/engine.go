@@ -14,6 +14,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/cursor"
 	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/spin"
 	"github.com/timbertally/timbertally/lib/store"
 )
 
@@ -81,7 +82,7 @@ type feeder struct {
 	hdr      []byte
 	w        *writer // the consumer's stdin
 	wk       *waker  // wakes the loop's ppoll: a signal, the consumer's exit
-	spin     *spinner
+	spin     *spin.Spinner
 	fds      [3]pollFd
 	cur      cursor.Marks
 	saved    []int64 // offsets in the cursor file
@@ -106,7 +107,7 @@ var errMax = errors.New("feed: --max reached")
 // Run feeds the stores to the consumer until the end (one-shot), a signal,
 // --max or an error, persists the cursor and returns the exit status.
 func Run(opt Options, signals <-chan os.Signal) (int, error) {
-	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(opt.Stderr, opt.Progress), spin: newSpinner()}
+	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(opt.Stderr, opt.Progress), spin: spin.New()}
 	if err := f.open(); err != nil {
 		return 1, err
 	}
@@ -366,15 +367,21 @@ func (f *feeder) poll(now time.Time) bool {
 	if last.IsZero() {
 		return false
 	}
-	budget, ok := f.spin.budget(now, last)
+	// The wait is timed from the send, when the report is due ~60-80 µs
+	// later, but feed may have spent most of spin.Max since then on its own
+	// work (a 2 MiB read of the store, every ~20 batches at 512): a late
+	// wait still polls for half of it. Timed from the send alone, ~45
+	// waits a run slept at once, and each let tally's report wake feed
+	// onto tally's CPU.
+	budget, ok := f.spin.Budget(min(now.Sub(last), spin.Max/2))
 	if !ok {
 		return false
 	}
-	for end := now.Add(budget); time.Now().Before(end); {
+	for end := now.Add(budget); time.Now().Before(end); spin.Yield() {
 		f.led.pump(f.con.rep)
 		for _, s := range f.streams {
 			if s.ready && !f.led.parked(s.i) {
-				f.spin.hit()
+				f.spin.Hit()
 				return true
 			}
 		}
@@ -382,7 +389,7 @@ func (f *feeder) poll(now time.Time) bool {
 			return true // check stops the run
 		}
 	}
-	f.spin.missed()
+	f.spin.Missed()
 	return false
 }
 

@@ -6,7 +6,10 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
+
+	"github.com/timbertally/timbertally/lib/spin"
 )
 
 // inputSize is tally's input buffer. Batches are bucketed straight out of
@@ -49,13 +52,17 @@ type input struct {
 	r, w int
 	base int64
 	err  error
+	spin *spin.Spinner // nil: the source cannot say what it holds, so tally only blocks
 }
 
 // source is feed's input: a reader that can also say how many bytes a read
-// would return at once, without blocking (0 when it cannot tell).
+// would return at once, without blocking (0 when it cannot tell), and read
+// them.
 type source interface {
 	io.Reader
 	waiting() int
+	readReady(p []byte) (int, error) // after waiting said so: does not block
+	tells() bool                     // whether waiting can say
 }
 
 // newInput buffers r. A pipe or file says what it holds ready (FIONREAD);
@@ -65,7 +72,11 @@ func newInput(r io.Reader) *input {
 	if !ok {
 		src = newFileSource(r)
 	}
-	return &input{src: src, buf: make([]byte, inputSize)}
+	in := &input{src: src, buf: make([]byte, inputSize)}
+	if src.tells() {
+		in.spin = spin.New()
+	}
+	return in
 }
 
 // fileSource asks the kernel how many bytes a file descriptor holds ready.
@@ -82,18 +93,44 @@ func newFileSource(r io.Reader) fileSource {
 	return s
 }
 
+// waiting and readReady make raw system calls, which Go's scheduler does
+// not see: neither blocks, and a system call it sees may have its thread's
+// P taken by the scheduler's monitor, which then has to be woken when the
+// call returns (a thread wake-up that, on a VM, preempts tally on its own
+// CPU). tally makes these calls between pieces of every batch, and polls
+// with waiting while it waits for feed.
 func (s fileSource) waiting() int {
 	if s.rc == nil {
 		return 0
 	}
 	var n int32
 	s.rc.Control(func(fd uintptr) {
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
+		if _, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
 			n = 0
 		}
 	})
 	return int(n)
 }
+
+func (s fileSource) readReady(p []byte) (n int, err error) {
+	if s.rc == nil || len(p) == 0 {
+		return s.Read(p)
+	}
+	s.rc.Control(func(fd uintptr) {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		switch {
+		case e != 0:
+			err = e
+		case r == 0:
+			err = io.EOF
+		default:
+			n = int(r)
+		}
+	})
+	return n, err
+}
+
+func (s fileSource) tells() bool { return s.rc != nil }
 
 // size is the longest line the buffer holds.
 func (in *input) size() int { return len(in.buf) }
@@ -106,9 +143,14 @@ func (in *input) buffered() ([]byte, int64) { return in.buf[in.r:in.w], in.pos()
 
 func (in *input) discard(n int) { in.r += n }
 
-// fill reads once, at most want bytes (readSize when 0 or more), blocking
-// when want is 0 and nothing is ready.
-func (in *input) fill(want int) {
+// fill reads once, at most want bytes (readSize when 0 or more): bytes the
+// source said it holds (ready), or else what comes, waiting for it.
+func (in *input) fill(want int, ready bool) {
+	if !ready && in.spin != nil {
+		if n := in.await(); n > 0 {
+			want, ready = n, true
+		}
+	}
 	if want <= 0 || want > readSize {
 		want = readSize
 	}
@@ -117,11 +159,37 @@ func (in *input) fill(want int) {
 		in.w = copy(in.buf, in.buf[in.r:in.w])
 		in.r = 0
 	}
-	n, err := in.src.Read(in.buf[in.w:min(len(in.buf), in.w+want)])
+	p := in.buf[in.w:min(len(in.buf), in.w+want)]
+	var n int
+	var err error
+	if ready {
+		n, err = in.src.readReady(p)
+	} else {
+		n, err = in.src.Read(p)
+	}
 	in.w += n
 	if err != nil {
 		in.err = err
 	}
+}
+
+// await polls the source for feed's next bytes, for as long as the spinner
+// allows (package spin), and returns how many it holds, or 0: the read then
+// blocks. feed writes the next batch as soon as it hears this one taken, so
+// it is usually on its way.
+func (in *input) await() int {
+	budget, ok := in.spin.Budget(0)
+	if !ok {
+		return 0
+	}
+	for end := time.Now().Add(budget); time.Now().Before(end); spin.Yield() {
+		if n := in.src.waiting(); n > 0 {
+			in.spin.Hit()
+			return n
+		}
+	}
+	in.spin.Missed()
+	return 0
 }
 
 // pull reads what the source holds ready, without blocking, while less
@@ -131,7 +199,7 @@ func (in *input) pull() {
 		return
 	}
 	if n := in.src.waiting(); n > 0 {
-		in.fill(n)
+		in.fill(n, true)
 	}
 }
 
@@ -154,7 +222,7 @@ func (in *input) line() ([]byte, error) {
 		case seen == len(in.buf):
 			return in.buf[in.r:in.w], errLineTooLong
 		}
-		in.fill(0)
+		in.fill(0, false)
 	}
 }
 
@@ -165,7 +233,7 @@ func (in *input) peek(n int) ([]byte, error) {
 		if in.err != nil {
 			return in.buf[in.r:in.w], in.err
 		}
-		in.fill(0)
+		in.fill(0, false)
 	}
 	return in.buf[in.r : in.r+n], nil
 }

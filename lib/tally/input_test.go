@@ -29,6 +29,10 @@ type readyReader struct{ pipeReader }
 
 func (p *readyReader) waiting() int { return min(p.r.(*strings.Reader).Len(), p.n) }
 
+func (p *readyReader) readReady(b []byte) (int, error) { return p.Read(b) }
+
+func (p *readyReader) tells() bool { return true }
+
 // readers returns in as a pipe that reads at most n bytes at a time, both
 // without and with saying what it holds ready.
 func readers(in string, n int) map[string]io.Reader {

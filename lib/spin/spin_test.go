@@ -1,0 +1,79 @@
+package spin
+
+import (
+	"testing"
+	"time"
+)
+
+func TestAWaitPollsOnlyWithinMaxOfItsStart(t *testing.T) {
+	p := &Spinner{pause: restMin}
+	if d, ok := p.Budget(30 * time.Microsecond); !ok || d != Max-30*time.Microsecond {
+		t.Fatalf("30 µs into a wait: budget %v, %v; want the %v left", d, ok, Max-30*time.Microsecond)
+	}
+	if _, ok := p.Budget(Max); ok {
+		t.Fatal("Max into a wait it still polls")
+	}
+}
+
+func TestWithOneCPUAWaitNeverPolls(t *testing.T) {
+	p := &Spinner{off: true, pause: restMin}
+	if _, ok := p.Budget(0); ok {
+		t.Fatal("with one CPU a wait polls")
+	}
+}
+
+// asleep counts the waits that sleep at once before the next that polls.
+func asleep(p *Spinner) int {
+	n := 0
+	for ; ; n++ {
+		if _, ok := p.Budget(0); ok {
+			return n
+		}
+	}
+}
+
+func TestPollingRestsAfterMissesInARowLongerEachTimeAndAHitResetsIt(t *testing.T) {
+	p := &Spinner{pause: restMin}
+	misses := func(n int) {
+		for range n - 1 {
+			p.Missed()
+			if got := asleep(p); got != 0 {
+				t.Fatalf("after fewer than %d misses in a row: %d waits asleep, want polling on", missesMax, got)
+			}
+		}
+		p.Missed()
+	}
+	for _, want := range []int{restMin, 2 * restMin, 4 * restMin} {
+		misses(missesMax)
+		if got := asleep(p); got != want {
+			t.Fatalf("after %d misses in a row: %d waits asleep, want %d", missesMax, got, want)
+		}
+	}
+	for range 20 {
+		misses(missesMax)
+		asleep(p)
+	}
+	misses(missesMax)
+	if got := asleep(p); got != restMax {
+		t.Fatalf("after many runs of misses: %d waits asleep, want the cap %d", got, restMax)
+	}
+	p.Hit()
+	misses(missesMax)
+	if got := asleep(p); got != restMin {
+		t.Fatalf("after a hit and %d misses: %d waits asleep, want %d", missesMax, got, restMin)
+	}
+}
+
+// A rest does not carry its misses over: one miss after a rest is not
+// the next run of misses.
+func TestOneMissAfterARestDoesNotRestAgain(t *testing.T) {
+	p := &Spinner{pause: restMin}
+	for range missesMax {
+		p.Missed()
+	}
+	asleep(p)
+	p.Missed()
+	if got := asleep(p); got != 0 {
+		t.Fatalf("one miss after a rest: %d waits asleep, want polling on", got)
+	}
+}
