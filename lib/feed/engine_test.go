@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/timbertally/timbertally/lib/cursor"
+	"github.com/timbertally/timbertally/lib/spin"
 	"github.com/timbertally/timbertally/lib/store"
 )
 
@@ -239,5 +241,35 @@ func TestAFileTheCursorFollowsUnderAnotherIdIsRefused(t *testing.T) {
 	opt.Reset = true
 	if status, err := Run(opt, make(chan os.Signal)); status != 0 {
 		t.Fatalf("--reset: exit %d, %v", status, err)
+	}
+}
+
+// A wait for the report on the last batch is timed from the send, but
+// feed may have spent all of spin.Max since then on its own work (a read
+// of the store): it still polls, and a report that is there is taken
+// without sleeping.
+func TestAWaitThatBeginsLateStillPolls(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // polling is off with one CPU
+	path := filepath.Join(t.TempDir(), "s.log")
+	os.WriteFile(path, []byte("an entry\n"), 0o644)
+	f := &feeder{opt: Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, MaxLine: store.DefaultMaxLine},
+		cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
+	if err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	defer f.closeStores()
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	f.con = &consumer{rep: p[0], in: -1}
+	s, now := f.streams[0], time.Now()
+	f.led.deliver(0, 9, true)
+	s.ready, s.sentAt = true, now.Add(-time.Second)
+	syscall.Write(p[1], []byte("progress id=s offset=9 taken=9\n"))
+	if !f.poll(now) {
+		t.Fatal("a wait a second after the send slept with the report in the pipe")
 	}
 }

@@ -258,3 +258,44 @@ func TestABatchAnnouncingAGigabyteThatNeverComesCostsOnlyWhatCame(t *testing.T) 
 		t.Fatalf("allocated %d MiB for 3 MiB of input", got>>20)
 	}
 }
+
+// lateSource holds bytes that arrive after a few looks, as feed's next
+// batch does a few microseconds after tally runs out of input.
+type lateSource struct {
+	looks, after int
+	data         []byte
+	blocked      bool // Read, the read that waits, was called
+}
+
+func (s *lateSource) waiting() int {
+	if s.looks++; s.looks > s.after {
+		return len(s.data)
+	}
+	return 0
+}
+
+func (s *lateSource) readReady(p []byte) (int, error) {
+	n := copy(p, s.data)
+	s.data = s.data[n:]
+	return n, nil
+}
+
+func (s *lateSource) Read(p []byte) (int, error) {
+	s.blocked = true
+	return s.readReady(p)
+}
+
+func (s *lateSource) tells() bool { return true }
+
+// Out of input, tally polls for feed's next batch before it blocks (and
+// sleeps, to be woken onto feed's CPU): bytes that arrive meanwhile are
+// read without a wait.
+func TestTallyPollsForInputThatArrivesSoonInsteadOfBlocking(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // polling is off with one CPU
+	src := &lateSource{after: 3, data: []byte("batch id=web offset=0 end=8 entries=1\n")}
+	in := newInput(src)
+	in.fill(0, false)
+	if src.blocked || in.w != len("batch id=web offset=0 end=8 entries=1\n") {
+		t.Fatalf("blocked %v, %d bytes read; want the bytes read once they came, without blocking", src.blocked, in.w)
+	}
+}
