@@ -75,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return err
 		},
 	})
-	if err := app.Run(args); err != nil {
+	if err := app.Run(command.Interspersed(app, args)); err != nil {
 		// Every error is a bad command line or input that cannot be read:
 		// the checks could not be made, which is never a pass.
 		fmt.Fprintln(stderr, err)

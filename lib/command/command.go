@@ -6,6 +6,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -39,4 +40,47 @@ func Conventions(app *cli.App) *cli.App {
 	}
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	return app
+}
+
+// Interspersed returns args with the options that follow an operand moved
+// before the operands, in order, up to a "--" (after which everything is
+// left as it is: feed's consumer and its own options). urfave/cli v2, like
+// Go's flag package, stops at the first operand, so "tgread web --format
+// tsv" read "--format" and "tsv" as two more tapes; operators write options
+// after operands, and GNU tools take them. An option's value is the next
+// word unless the option is a bool or the word holds "="; a word that names
+// no option of app, a lone "-" (stdin), and a last option that lacks its
+// value stay where they are.
+func Interspersed(app *cli.App, args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	takesValue := map[string]bool{"help": false, "h": false}
+	for _, f := range app.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	opts, operands := []string{args[0]}, []string(nil)
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(append(opts, operands...), args[i:]...)
+		}
+		name, _, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		takes, known := takesValue[name]
+		switch {
+		case !strings.HasPrefix(a, "-") || a == "-" || !known:
+			operands = append(operands, a)
+		case takes && !inline && i+1 == len(args):
+			operands = append(operands, a) // its value is missing: moved, it would take an operand
+		case takes && !inline:
+			opts = append(opts, a, args[i+1])
+			i++
+		default:
+			opts = append(opts, a)
+		}
+	}
+	return append(opts, operands...)
 }

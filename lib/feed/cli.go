@@ -47,7 +47,7 @@ func Main() int {
 			return err
 		},
 	})
-	err := app.Run(os.Args)
+	err := app.Run(command.Interspersed(app, os.Args))
 	switch {
 	case command.IsUsage(err):
 		fmt.Fprintln(os.Stderr, err)

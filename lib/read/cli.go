@@ -197,7 +197,8 @@ func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now time.Time) int {
 	s := &settings{now: now, tty: tty}
-	err := app(stdout, stderr, s).Run(args)
+	a := app(stdout, stderr, s)
+	err := a.Run(command.Interspersed(a, args))
 	if err == nil && s.parsed { // not --help
 		w := bufio.NewWriterSize(stdout, 64<<10)
 		err = s.print(w, stdin, stderr)

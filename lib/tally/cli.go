@@ -59,7 +59,7 @@ func Main() int {
 		},
 		Action: func(c *cli.Context) error { return action(c, note) },
 	})
-	err := app.Run(os.Args)
+	err := app.Run(command.Interspersed(app, os.Args))
 	switch {
 	case err == nil:
 		return 0
@@ -84,7 +84,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 	args := c.Args().Slice()
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") && a != "-" {
-			return command.Usagef("tally: %s comes after an argument, where it is not an option; put options first: tally --provision --doc NAME DIR; see tally --help", a)
+			return command.Usagef("tally: there is no option %s (a file of that name is ./%s); see tally --help", a, a)
 		}
 	}
 	switch {
