@@ -176,7 +176,7 @@ func cut(m *message, err error) error {
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF // as io.ReadFull says it
 	}
-	return fmt.Errorf("%q: input ended inside the batch (%w)", m.line, err)
+	return fmt.Errorf("%q: input ended inside the batch (%w): nothing of it is on the tape; if feed was stopped, run it again to resume from its cursor", m.line, err)
 }
 
 // unended is a batch whose bytes do not end with a newline: its last

@@ -112,7 +112,7 @@ func TestABadBatchWithALineOverTheInputBufferIsNamedByItsOwnHeader(t *testing.T)
 	for name, tc := range map[string]struct{ in, msg string }{
 		"too many entries": {head(len(body), 4) + "\n" + body + next + "end id=web\n", head(len(body), 4) + `": its ` + fmt.Sprint(len(body)) + " bytes hold 3 whole lines"},
 		"too few entries":  {head(len(body), 2) + "\n" + body + next + "end id=web\n", head(len(body), 2) + `": its ` + fmt.Sprint(len(body)) + " bytes hold 3 whole lines"},
-		"a cut batch":      {head(len(body), 3) + "\n" + body[:len(body)-3], head(len(body), 3) + `": input ended inside the batch`},
+		"a cut batch":      {head(len(body), 3) + "\n" + body[:len(body)-3], head(len(body), 3) + `": input ended inside the batch (unexpected EOF): nothing of it is on the tape; if feed was stopped, run it again to resume from its cursor`},
 		"a short end":      {head(len(body)-1, 3) + "\n" + body + next + "end id=web\n", head(len(body)-1, 3) + `": its`},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -136,7 +136,7 @@ func (c *consumer) line() ([]byte, error) {
 		return nil, fmt.Errorf("a protocol line is longer than %d bytes: %.80q…", c.in.size(), line)
 	}
 	if err == io.EOF && len(line) > 0 {
-		return nil, fmt.Errorf("input ends inside a line: %q", line)
+		return nil, fmt.Errorf("input ends inside a line: %q; if feed was stopped, run it again to resume from its cursor", line)
 	}
 	if err != nil {
 		return nil, err
