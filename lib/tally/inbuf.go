@@ -82,13 +82,20 @@ func newInput(r io.Reader) *input {
 // fileSource asks the kernel how many bytes a file descriptor holds ready.
 type fileSource struct {
 	io.Reader
-	rc syscall.RawConn // nil: not a descriptor
+	fd int // -1: not a descriptor
 }
 
+// newFileSource takes the descriptor of r, when it is an *os.File, once:
+// through RawConn.Control each call would allocate its closure, a few a
+// batch, and that garbage grew tally's heap over a long run (peak RSS
+// from 500 000 to 5 000 000 entries 1.30x, against 1.11-1.16x). The file
+// is tally's stdin, open for the whole run.
 func newFileSource(r io.Reader) fileSource {
-	s := fileSource{Reader: r}
+	s := fileSource{Reader: r, fd: -1}
 	if f, ok := r.(*os.File); ok {
-		s.rc, _ = f.SyscallConn() // not f.Fd(), which would make f blocking
+		if rc, err := f.SyscallConn(); err == nil { // not f.Fd(), which would make f blocking
+			rc.Control(func(fd uintptr) { s.fd = int(fd) })
+		}
 	}
 	return s
 }
@@ -100,37 +107,31 @@ func newFileSource(r io.Reader) fileSource {
 // CPU). tally makes these calls between pieces of every batch, and polls
 // with waiting while it waits for feed.
 func (s fileSource) waiting() int {
-	if s.rc == nil {
+	if s.fd < 0 {
 		return 0
 	}
 	var n int32
-	s.rc.Control(func(fd uintptr) {
-		if _, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
-			n = 0
-		}
-	})
+	if _, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(s.fd), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
+		return 0
+	}
 	return int(n)
 }
 
-func (s fileSource) readReady(p []byte) (n int, err error) {
-	if s.rc == nil || len(p) == 0 {
+func (s fileSource) readReady(p []byte) (int, error) {
+	if s.fd < 0 || len(p) == 0 {
 		return s.Read(p)
 	}
-	s.rc.Control(func(fd uintptr) {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		switch {
-		case e != 0:
-			err = e
-		case r == 0:
-			err = io.EOF
-		default:
-			n = int(r)
-		}
-	})
-	return n, err
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(s.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	switch {
+	case e != 0:
+		return 0, e
+	case n == 0:
+		return 0, io.EOF
+	}
+	return int(n), nil
 }
 
-func (s fileSource) tells() bool { return s.rc != nil }
+func (s fileSource) tells() bool { return s.fd >= 0 }
 
 // size is the longest line the buffer holds.
 func (in *input) size() int { return len(in.buf) }
