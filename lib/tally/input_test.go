@@ -189,6 +189,16 @@ func TestAPipeSaysHowManyBytesItHoldsReady(t *testing.T) {
 	if n := newFileSource(strings.NewReader("abc")).waiting(); n != 0 {
 		t.Fatalf("a reader that is not a descriptor cannot tell, so 0; got %d", n)
 	}
+	// They are called a few times a batch: garbage made there grew tally's
+	// heap over a long run.
+	buf := make([]byte, 10)
+	if allocs := testing.AllocsPerRun(100, func() {
+		src.waiting()
+		w.Write(buf)
+		src.readReady(buf)
+	}); allocs != 0 {
+		t.Fatalf("waiting and readReady allocate %v times a call, want 0", allocs)
+	}
 }
 
 // FuzzReadAheadChangesNothing: whatever feed's input, reading ahead between
