@@ -623,8 +623,8 @@ func parseMarker(k Kind, rest string, timed, metric bool) (Record, error) {
 	if !protocol.ValidID(r.ID) {
 		return r, fmt.Errorf("id=%s is not [A-Za-z0-9._-]+", r.ID)
 	}
-	if k == Drop && r.Reason == "" {
-		return r, errors.New("reason= is empty")
+	if k == Drop && !protocol.ValidWord(r.Reason) {
+		return r, fmt.Errorf("reason=%q is not a word (printable, no space or =)", r.Reason)
 	}
 	if r.Offset, err = num(m["offset"]); err != nil {
 		return r, err
