@@ -3,6 +3,7 @@ package tally
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -276,5 +277,25 @@ func TestAnIdleQuietTooLongForInt64TimeSealsTheOpenBucket(t *testing.T) {
 		if tp := readTape(t, dir); !strings.Contains(tp, "seal 1970-01-01T00:01:40Z") {
 			t.Errorf("quiet=%s: the open bucket was not sealed:\n%s", q, tp)
 		}
+	}
+}
+
+// syncRecorder is a tape that records when it is fsynced.
+type syncRecorder struct{ at chan time.Time }
+
+func (r syncRecorder) Sync() error { r.at <- time.Now(); return nil }
+func (r syncRecorder) Size() int64 { return 0 }
+
+// Fsyncs are syncInterval apart, the first one included: a run's first
+// seal comes a few ms in, and its fsync would fall among the first
+// batches.
+func TestTheFirstFsyncWaitsTheIntervalToo(t *testing.T) {
+	tp := syncRecorder{at: make(chan time.Time, 2)}
+	start := time.Now()
+	s := newSyncer(tp, newReporter(io.Discard))
+	defer s.stop()
+	s.submit(100, nil)
+	if at := <-tp.at; at.Sub(start) < syncInterval {
+		t.Fatalf("the first fsync came %v after start, want at least %v", at.Sub(start), syncInterval)
 	}
 }
