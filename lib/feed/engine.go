@@ -367,6 +367,18 @@ func (f *feeder) poll(now time.Time) bool {
 	if last.IsZero() {
 		return false
 	}
+	if !f.led.heard() {
+		// Before its first report the consumer is starting up (a Go
+		// runtime, a document, a tape: ~3 ms for tally): polling would
+		// only miss, and three misses rested polling for the batches
+		// right after, so feed slept and tally's first reports woke it
+		// onto tally's CPU (its first 10 000 entries 3.6-3.8 ms with this,
+		// 4.0-5.4 without; the run 134.9 -> 133.4 ms, medians of 21).
+		// One look, then sleep until the first report comes.
+		if f.led.pump(f.con.rep); !f.led.heard() {
+			return false
+		}
+	}
 	// The wait is timed from the send, when the report is due ~60-80 µs
 	// later, but feed may have spent most of spin.Max since then on its own
 	// work (a 2 MiB read of the store, every ~20 batches at 512): a late

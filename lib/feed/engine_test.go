@@ -273,3 +273,37 @@ func TestAWaitThatBeginsLateStillPolls(t *testing.T) {
 		t.Fatal("a wait a second after the send slept with the report in the pipe")
 	}
 }
+
+// Before its first report the consumer is starting up: feed sleeps rather
+// than poll, so the misses it would make then do not rest polling for the
+// batches that follow.
+func TestFeedDoesNotPollForAConsumerThatHasNotReportedYet(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // polling is off with one CPU
+	path := filepath.Join(t.TempDir(), "s.log")
+	os.WriteFile(path, []byte("an entry\n"), 0o644)
+	f := &feeder{opt: Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, MaxLine: store.DefaultMaxLine},
+		cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
+	if err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	defer f.closeStores()
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	f.con = &consumer{rep: p[0], in: -1}
+	s := f.streams[0]
+	f.led.deliver(0, 9, true)
+	s.ready, s.sentAt = true, time.Now()
+	for range 3 {
+		if start := time.Now(); f.poll(start) || time.Since(start) > spin.Max/2 {
+			t.Fatalf("feed polled (%v) for a consumer that has not reported yet", time.Since(start))
+		}
+	}
+	syscall.Write(p[1], []byte("progress id=s offset=9 taken=9\n"))
+	if !f.poll(time.Now()) {
+		t.Fatal("the first report found feed resting: the waits before it counted as misses")
+	}
+}

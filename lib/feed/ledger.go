@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -52,6 +53,11 @@ func (l *ledger) deliver(i int, end int64, batch bool) {
 
 // parked reports whether store i waits for the consumer to take its last batch.
 func (l *ledger) parked(i int) bool { return l.taken[i] < l.owed[i] }
+
+// heard reports whether the consumer has sent a valid report yet.
+func (l *ledger) heard() bool {
+	return slices.ContainsFunc(l.reportAt, func(t time.Time) bool { return !t.IsZero() })
+}
 
 // since returns when store i last got a valid report.
 func (l *ledger) since(i int) time.Time { return l.reportAt[i] }
