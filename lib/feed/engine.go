@@ -389,20 +389,26 @@ func (f *feeder) poll(now time.Time) bool {
 	if !ok {
 		return false
 	}
-	for end := now.Add(budget); time.Now().Before(end); spin.Yield() {
+	var over bool // a protocol error or the consumer's end: check stops the run
+	taken := spin.Poll(budget, func() bool {
 		f.led.pump(f.con.rep)
 		for _, s := range f.streams {
 			if s.ready && !f.led.parked(s.i) {
-				f.spin.Hit()
 				return true
 			}
 		}
-		if err, eof := f.led.status(); err != nil || eof {
-			return true // check stops the run
-		}
+		err, eof := f.led.status()
+		over = err != nil || eof
+		return over
+	})
+	switch {
+	case over:
+	case taken:
+		f.spin.Hit()
+	default:
+		f.spin.Missed()
 	}
-	f.spin.Missed()
-	return false
+	return taken
 }
 
 // check returns why the run must stop now, if it must.

@@ -298,8 +298,8 @@ func TestFeedDoesNotPollForAConsumerThatHasNotReportedYet(t *testing.T) {
 	f.led.deliver(0, 9, true)
 	s.ready, s.sentAt = true, time.Now()
 	for range 3 {
-		if start := time.Now(); f.poll(start) || time.Since(start) > spin.Max/2 {
-			t.Fatalf("feed polled (%v) for a consumer that has not reported yet", time.Since(start))
+		if f.poll(time.Now()) {
+			t.Fatal("a batch was taken with no report")
 		}
 	}
 	syscall.Write(p[1], []byte("progress id=s offset=9 taken=9\n"))

@@ -91,5 +91,20 @@ func (p *Spinner) Missed() {
 // (third quartile 155.1 -> 133.6). A raw system call: it never blocks.
 func Yield() { syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }
 
+// Poll calls look, yielding between calls, until it reports true or budget
+// has passed since the first call, and reports whether look did. It looks
+// once at least, however late the poller is scheduled (on a loaded machine
+// a yield can outlast the whole budget).
+func Poll(budget time.Duration, look func() bool) bool {
+	end := time.Now().Add(budget)
+	for !look() {
+		if !time.Now().Before(end) {
+			return false
+		}
+		Yield()
+	}
+	return true
+}
+
 // Hit records a poll that found what it waited for.
 func (p *Spinner) Hit() { p.misses, p.pause = 0, restMin }

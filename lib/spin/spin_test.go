@@ -77,3 +77,16 @@ func TestOneMissAfterARestDoesNotRestAgain(t *testing.T) {
 		t.Fatalf("one miss after a rest: %d waits asleep, want polling on", got)
 	}
 }
+
+// Poll looks once at least, even when its budget is gone before it starts
+// (a poller scheduled late on a loaded machine), and stops at a hit.
+func TestPollLooksOnceAtLeastAndStopsAtAHit(t *testing.T) {
+	looks := 0
+	if Poll(0, func() bool { looks++; return false }) || looks != 1 {
+		t.Fatalf("with no budget: %d looks, want 1 and no hit", looks)
+	}
+	looks = 0
+	if !Poll(time.Second, func() bool { looks++; return looks == 3 }) || looks != 3 {
+		t.Fatalf("a hit at the third look: %d looks", looks)
+	}
+}

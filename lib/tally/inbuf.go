@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"github.com/timbertally/timbertally/lib/spin"
@@ -183,11 +182,10 @@ func (in *input) await() int {
 	if !ok {
 		return 0
 	}
-	for end := time.Now().Add(budget); time.Now().Before(end); spin.Yield() {
-		if n := in.src.waiting(); n > 0 {
-			in.spin.Hit()
-			return n
-		}
+	var n int
+	if spin.Poll(budget, func() bool { n = in.src.waiting(); return n > 0 }) {
+		in.spin.Hit()
+		return n
 	}
 	in.spin.Missed()
 	return 0
