@@ -444,31 +444,23 @@ func TestAnIdleQuietBeyondInt64TimeSealsAsTheLongestQuiet(t *testing.T) {
 // own !late marker's entries, against its seal's at= (SPEC §5).
 func TestABucketClosedByALateMarkerStaysClosedAfterARestart(t *testing.T) {
 	r := newRoller(t, "5s", 100, nil)
-	st := r.AddStore("a", 0)
+	st := r.AddStore("web", 0)
 	pos := feedLines(r, st, 0, "101 200 1")
 	r.Idle(st, 30*time.Second) // event time 131: 100 sealed, 110 closed, 120 open
 	pos = feedLines(r, st, pos, "112 404 2")
 	resume := pos
 	pos = feedLines(r, st, pos, "121 200 3")
 	tp := r.Take()
-	if !bytes.Contains(tp, []byte("!late 1970-01-01T00:01:50Z id=a")) || bytes.Contains(tp, []byte("seal 1970-01-01T00:01:50Z")) {
+	if !bytes.Contains(tp, []byte("!late 1970-01-01T00:01:50Z id=web")) || bytes.Contains(tp, []byte("seal 1970-01-01T00:01:50Z")) {
 		t.Fatalf("the first run should mark 112 late and seal only 100:\n%s", tp)
 	}
-	k := NewKnown(map[string]int64{"a": resume})
-	err := tape.ScanBack(bytes.NewReader(tp), int64(len(tp)), func(rec *tape.Record, _ int64) bool {
-		k.Add(rec)
-		return !k.Enough()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r = newRoller(t, "5s", 100, k)
-	st = r.AddStore("a", resume)
+	r = newRoller(t, "5s", 100, knownFrom(t, tp, resume))
+	st = r.AddStore("web", resume)
 	feedLines(r, st, resume, "121 200 3", "113 500 4")
 	r.End(st)
 	r.Complete()
 	out := string(r.Take())
-	if strings.Contains(out, "seal 1970-01-01T00:01:50Z") || !strings.Contains(out, fmt.Sprintf("!late 1970-01-01T00:01:50Z id=a offset=%d", pos)) {
+	if strings.Contains(out, "seal 1970-01-01T00:01:50Z") || !strings.Contains(out, fmt.Sprintf("!late 1970-01-01T00:01:50Z id=web offset=%d", pos)) {
 		t.Fatalf("after the restart 113 must be late, its bucket unsealed:\n%s", out)
 	}
 }

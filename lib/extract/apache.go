@@ -211,8 +211,8 @@ func digitsToSpace(b []byte) (int, uint64) {
 	var m uint64
 	for i, c := range b {
 		switch {
-		case c == ' ' && i <= exactDigits:
-			return i, m
+		case c == ' ':
+			return i, m // i <= exactDigits: the case below stops at it
 		case !isDigit(c) || i == exactDigits:
 			return 0, 0
 		}

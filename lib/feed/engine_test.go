@@ -181,13 +181,8 @@ func TestTwoStoresThatAreOneFileAreRefused(t *testing.T) {
 // more first, and the idle goes out only if that read finds nothing.
 func TestAStoreIsReadOnceMoreBeforeItsIdleLine(t *testing.T) {
 	for _, grows := range []bool{true, false} {
-		path := filepath.Join(t.TempDir(), "s.log")
-		os.WriteFile(path, nil, 0o644)
-		f := &feeder{opt: Options{Stores: []Store{{ID: "s", Path: path}}, Follow: true, BatchSize: 512,
-			IdleTick: time.Second, MaxLine: store.DefaultMaxLine}, cur: cursor.Marks{}, prog: newProgress(io.Discard, false)}
-		if err := f.open(); err != nil {
-			t.Fatal(err)
-		}
+		f := openFeeder(t, "", func(o *Options) { o.Follow = true })
+		path := f.opt.Stores[0].Path
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -214,7 +209,6 @@ func TestAStoreIsReadOnceMoreBeforeItsIdleLine(t *testing.T) {
 		}
 		w.Close()
 		out, _ := io.ReadAll(r)
-		f.closeStores()
 		if idle := strings.HasPrefix(string(out), "idle id=s quiet="); s.ready != grows || idle == grows {
 			t.Fatalf("grows %v: want the line ready and no idle, or an idle: ready %v, sent %q", grows, s.ready, out)
 		}
@@ -242,6 +236,22 @@ func TestAFileTheCursorFollowsUnderAnotherIdIsRefused(t *testing.T) {
 	if status, err := Run(opt, make(chan os.Signal)); status != 0 {
 		t.Fatalf("--reset: exit %d, %v", status, err)
 	}
+	// A FIFO under a new id is not opened to be compared (that would block
+	// until a writer came): it is refused as no log file, at once.
+	if err := syscall.Mkfifo("fifo", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt.Stores, opt.Reset = []Store{{ID: "f", Path: "fifo"}}, false
+	done := make(chan error, 1)
+	go func() { _, err := Run(opt, make(chan os.Signal)); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a log file") {
+			t.Fatalf("a FIFO store: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("feed blocked opening a FIFO store to compare it with the cursor's files")
+	}
 }
 
 // A wait for the report on the last batch is timed from the send, but
@@ -250,25 +260,10 @@ func TestAFileTheCursorFollowsUnderAnotherIdIsRefused(t *testing.T) {
 // without sleeping.
 func TestAWaitThatBeginsLateStillPolls(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // polling is off with one CPU
-	path := filepath.Join(t.TempDir(), "s.log")
-	os.WriteFile(path, []byte("an entry\n"), 0o644)
-	f := &feeder{opt: Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, MaxLine: store.DefaultMaxLine},
-		cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
-	if err := f.open(); err != nil {
-		t.Fatal(err)
-	}
-	defer f.closeStores()
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_NONBLOCK); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(p[0])
-	defer syscall.Close(p[1])
-	f.con = &consumer{rep: p[0], in: -1}
-	s, now := f.streams[0], time.Now()
-	f.led.deliver(0, 9, true)
-	s.ready, s.sentAt = true, now.Add(-time.Second)
-	syscall.Write(p[1], []byte("progress id=s offset=9 taken=9\n"))
+	f := openFeeder(t, "an entry\n", func(*Options) {})
+	now := time.Now()
+	reports := parkOnABatch(t, f, now.Add(-time.Second))
+	syscall.Write(reports, []byte("progress id=s offset=9 taken=9\n"))
 	if !f.poll(now) {
 		t.Fatal("a wait a second after the send slept with the report in the pipe")
 	}
@@ -279,31 +274,48 @@ func TestAWaitThatBeginsLateStillPolls(t *testing.T) {
 // batches that follow.
 func TestFeedDoesNotPollForAConsumerThatHasNotReportedYet(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // polling is off with one CPU
-	path := filepath.Join(t.TempDir(), "s.log")
-	os.WriteFile(path, []byte("an entry\n"), 0o644)
-	f := &feeder{opt: Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, MaxLine: store.DefaultMaxLine},
-		cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
-	if err := f.open(); err != nil {
-		t.Fatal(err)
-	}
-	defer f.closeStores()
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_NONBLOCK); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(p[0])
-	defer syscall.Close(p[1])
-	f.con = &consumer{rep: p[0], in: -1}
-	s := f.streams[0]
-	f.led.deliver(0, 9, true)
-	s.ready, s.sentAt = true, time.Now()
+	f := openFeeder(t, "an entry\n", func(*Options) {})
+	reports := parkOnABatch(t, f, time.Now())
 	for range 3 {
 		if f.poll(time.Now()) {
 			t.Fatal("a batch was taken with no report")
 		}
 	}
-	syscall.Write(p[1], []byte("progress id=s offset=9 taken=9\n"))
+	syscall.Write(reports, []byte("progress id=s offset=9 taken=9\n"))
 	if !f.poll(time.Now()) {
 		t.Fatal("the first report found feed resting: the waits before it counted as misses")
 	}
+}
+
+// openFeeder opens a feeder over a store s.log holding content, for tests
+// of the main loop's parts; edit adjusts its options first. Its stores are
+// closed when the test ends.
+func openFeeder(t *testing.T, content string, edit func(*Options)) *feeder {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.log")
+	os.WriteFile(path, []byte(content), 0o644)
+	opt := Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine}
+	edit(&opt)
+	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
+	if err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.closeStores)
+	return f
+}
+
+// parkOnABatch has f's store wait for the report on a batch it sent at
+// sent, the consumer's reports coming through a pipe whose write end it
+// returns.
+func parkOnABatch(t *testing.T, f *feeder, sent time.Time) int {
+	t.Helper()
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(p[0]); syscall.Close(p[1]) })
+	f.con = &consumer{rep: p[0], in: -1}
+	f.led.deliver(0, 9, true)
+	f.streams[0].ready, f.streams[0].sentAt = true, sent
+	return p[1]
 }

@@ -184,13 +184,22 @@ func findRenamed(dir string, g Gen) *os.File {
 }
 
 // IsGen says whether the file at path is generation g's file (the same
-// device, inode and first bytes), as far as it can be opened.
+// device, inode and first bytes), as far as it can be read. The file is
+// opened only once its device and inode match: feed asks this of a new
+// store once per store of its cursor, and opening a FIFO (which no
+// generation is) would block until a writer came.
 func IsGen(path string, g Gen) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !g.Known() {
+		return false
+	}
+	if dev, ino := identity(fi); dev != g.Dev || ino != g.Ino {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	return err == nil && g.Known() && same(f, fi, g)
+	return same(f, fi, g)
 }
