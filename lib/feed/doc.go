@@ -7,8 +7,8 @@
 //     is short of the end of its last batch. Parked, feed sleeps in ppoll on
 //     the report pipe, a self-pipe (a signal, the consumer's exit) and the
 //     next clock deadline. Only right after a batch may it poll for the
-//     report without sleeping, for at most 100 µs, backing off when that
-//     does not pay, and never with one CPU (spin.go).
+//     report without sleeping, for at most spin.Max (200 µs), backing off
+//     when that does not pay, and never with one CPU (package spin).
 //   - What was delivered is recorded before the bytes are written, so a report
 //     that races the write is checked against the right bound.
 //   - The main loop reads the reports whenever it looks, also while a write
@@ -17,8 +17,10 @@
 //   - An interrupt starts no new batch and lets the one being written finish
 //     while the consumer reads it; the consumer then has 10 s to exit after
 //     its stdin closes. A second signal kills it at once.
-//   - A batch is contiguous entries written verbatim from the read buffer:
-//     at most --batch-size entries and 8 MiB (one longer entry is a batch).
+//   - A batch is contiguous entries sent verbatim, exactly the bytes they
+//     were cut from: spliced from the store file while it still holds them
+//     (store.Reader.Source), else written from the read buffer; at most
+//     --batch-size entries and 8 MiB (one longer entry is a batch).
 //   - The cursor only ever holds offsets from valid reports, never taken.
 //   - end is sent only when a one-shot run reached a store's end; a signal,
 //     --max or an error closes the consumer's stdin without it.

@@ -538,7 +538,7 @@ func (f *feeder) send(s *stream) error {
 	if err := f.write(f.hdr); err != nil {
 		return err
 	}
-	if err := f.write(c.Data); err != nil {
+	if err := f.sendEntries(s, c); err != nil {
 		return err
 	}
 	f.sent += int64(c.Entries)
@@ -547,6 +547,21 @@ func (f *feeder) send(s *stream) error {
 	s.sentAt, s.entryAt = now, now
 	f.prog.count(c.Entries, c.End-c.Offset)
 	return nil
+}
+
+// sendEntries sends a chunk's entries: spliced from the store file while
+// it still holds them, else (and after a short splice, the rest) from the
+// read buffer, so the consumer gets exactly the bytes the chunk was cut from.
+func (f *feeder) sendEntries(s *stream, c store.Chunk) error {
+	data := c.Data
+	if file, off, ok := s.r.Source(c); ok {
+		n, err := f.w.splice(int(file.Fd()), off, len(data))
+		if err != nil {
+			return f.writeErr(err)
+		}
+		data = data[n:]
+	}
+	return f.write(data)
 }
 
 // write writes to the consumer's stdin.

@@ -319,3 +319,28 @@ func parkOnABatch(t *testing.T, f *feeder, sent time.Time) int {
 	f.streams[0].ready, f.streams[0].sentAt = true, sent
 	return p[1]
 }
+
+// Entries are spliced from the store's file only while it still holds the
+// bytes they were cut from: a store truncated in place and regrown with
+// other lines between the read and the send gets the lines as read, which
+// the batch's header counts, not the new ones.
+func TestABatchSendsTheBytesItWasCutFromWhenTheStoreChangedUnderIt(t *testing.T) {
+	f := openFeeder(t, "one\ntwo\n", func(*Options) {})
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.w = &writer{fd: int(w.Fd()), wait: func() error { return nil }}
+	if err := f.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(f.opt.Stores[0].Path, []byte("ONE\nTWO\nTHREE\n"), 0o644)
+	if err := f.send(f.streams[0]); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if want := "batch id=s offset=0 end=8 entries=2\none\ntwo\n"; string(out) != want {
+		t.Fatalf("sent %q, want %q", out, want)
+	}
+}

@@ -22,4 +22,6 @@
 //     re-read from 0 or skipped.
 //   - Reads are large (readSize bytes at a time) and chunk data is a slice of
 //     the read buffer, so the hot path makes no per-line syscall and no copy.
+//     Source tells when the file still holds a chunk's bytes, so that they
+//     can be sent from the page cache (splice) instead of from Data.
 package store

@@ -137,6 +137,28 @@ func (r *Reader) Behind() (int64, error) {
 	return max(r.gen().Base+fi.Size()-r.Pos(), 0), nil
 }
 
+// Source returns the open file holding chunk c's entries and their offset
+// in it, when that file still holds them: c was read from the generation
+// being read, and the file is still that generation (its identity and
+// first bytes) and at least as long as c. Its bytes there are then c.Data,
+// and can go to a pipe without a copy (splice). ok is false when only
+// c.Data is sure to hold them: the store was rotated since c was read, or
+// truncated in place and regrown.
+//
+// It costs a stat and a read of SigSpan bytes: cheap beside a chunk of
+// hundreds of entries.
+func (r *Reader) Source(c Chunk) (f *os.File, off int64, ok bool) {
+	g := r.gen()
+	if c.Entries == 0 || c.Offset < g.Base {
+		return nil, 0, false
+	}
+	fi, err := r.f.Stat()
+	if err != nil || fi.Size() < c.End-g.Base || !same(r.f, fi, *g) {
+		return nil, 0, false
+	}
+	return r.f, c.Offset - g.Base, true
+}
+
 // Close closes the store file.
 func (r *Reader) Close() error { return r.f.Close() }
 

@@ -226,3 +226,46 @@ func TestEndOfLastLineStopsBeforeAPartialLine(t *testing.T) {
 		}
 	}
 }
+
+// A chunk's bytes may be sent from its file (spliced) rather than from
+// Data only while the file still holds them: a store truncated in place
+// and regrown with other lines since the read no longer does.
+func TestAChunkIsSourcedFromItsFileOnlyWhileTheFileHoldsItsBytes(t *testing.T) {
+	p, r := openStore(t, "first\nsecond\n")
+	r.Next(1, 1<<20)
+	c, ok, err := r.Next(1, 1<<20)
+	if !ok || err != nil {
+		t.Fatalf("second chunk: %v, %v", ok, err)
+	}
+	f, off, ok := r.Source(c)
+	if !ok {
+		t.Fatal("a chunk just read is not sourced from its file")
+	}
+	got := make([]byte, len(c.Data))
+	if _, err := f.ReadAt(got, off); err != nil || string(got) != "second\n" {
+		t.Fatalf("the file at %d holds %q (%v); want the chunk's %q", off, got, err, c.Data)
+	}
+	// Renamed away: the open file still holds the bytes.
+	os.Rename(p, p+".1")
+	os.WriteFile(p, []byte("other\n"), 0o644)
+	if _, _, ok := r.Source(c); !ok {
+		t.Fatal("a store renamed away no longer sources a chunk of its old file")
+	}
+	// Truncated in place and regrown past the chunk with other lines.
+	os.WriteFile(p+".1", []byte("FIRST\nSECOND\nTHIRD\n"), 0o644)
+	if _, _, ok := r.Source(c); ok {
+		t.Fatal("a store truncated and regrown with other lines still sources a chunk read before")
+	}
+}
+
+func TestASkipIsNeverSourcedFromTheFile(t *testing.T) {
+	_, r := openStore(t, strings.Repeat("x", 10)+"\n")
+	r.maxLine = 4
+	c, ok, _ := r.Next(1, 1<<20)
+	if !ok || c.Skip == "" {
+		t.Fatalf("want a skip, got %+v", c)
+	}
+	if _, _, ok := r.Source(c); ok {
+		t.Fatal("a skipped line is sourced from the file")
+	}
+}
