@@ -31,6 +31,7 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Max is the longest a wait polls. feed at --batch-size 512 hears tally's
@@ -108,3 +109,18 @@ func Poll(budget time.Duration, look func() bool) bool {
 
 // Hit records a poll that found what it waited for.
 func (p *Spinner) Hit() { p.misses, p.pause = 0, restMin }
+
+// Waiting returns how many bytes a read of descriptor fd (a pipe, a file)
+// would return at once (FIONREAD), or 0 when it cannot tell: what a waiter
+// polls. It is a raw system call, which Go's scheduler does not see: it
+// never blocks, and a call the scheduler sees may have its thread's P taken
+// by the scheduler's monitor, which then has to be woken when the call
+// returns (a thread wake-up that, on a VM, preempts the caller on its own
+// CPU).
+func Waiting(fd int) int {
+	var n int32
+	if _, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
+		return 0
+	}
+	return int(n)
+}

@@ -100,20 +100,14 @@ func newFileSource(r io.Reader) fileSource {
 }
 
 // waiting and readReady make raw system calls, which Go's scheduler does
-// not see: neither blocks, and a system call it sees may have its thread's
-// P taken by the scheduler's monitor, which then has to be woken when the
-// call returns (a thread wake-up that, on a VM, preempts tally on its own
-// CPU). tally makes these calls between pieces of every batch, and polls
-// with waiting while it waits for feed.
+// not see (spin.Waiting says why that matters). tally makes these calls
+// between pieces of every batch, and polls with waiting while it waits
+// for feed.
 func (s fileSource) waiting() int {
 	if s.fd < 0 {
 		return 0
 	}
-	var n int32
-	if _, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(s.fd), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
-		return 0
-	}
-	return int(n)
+	return spin.Waiting(s.fd)
 }
 
 func (s fileSource) readReady(p []byte) (int, error) {

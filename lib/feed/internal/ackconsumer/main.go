@@ -2,25 +2,54 @@
 // it reads each batch whole and at once reports its end as both offset and
 // taken. It holds nothing across batches, so feed's throughput with it is
 // feed's own.
+//
+// With -poll it polls its input for feed's next batch before each read, as
+// tally does (package spin), instead of sleeping in the read: a sleeper's
+// wake-up, tens of µs on a VM whose vCPU went idle, is paid once a batch
+// and is the consumer's cost, not feed's (bench/README.md has both).
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/spin"
 )
 
 func main() {
-	if err := run(); err != nil {
+	poll := flag.Bool("poll", false, "poll stdin for the next batch before each read, as tally does")
+	flag.Parse()
+	var in io.Reader = os.Stdin
+	if *poll {
+		in = pollingStdin{spin.New()}
+	}
+	if err := run(in); err != nil {
 		fmt.Fprintln(os.Stderr, "ackconsumer:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+// pollingStdin reads stdin once it holds bytes, polling for them first for
+// as long as the spinner allows.
+type pollingStdin struct{ spin *spin.Spinner }
+
+func (p pollingStdin) Read(b []byte) (int, error) {
+	if budget, ok := p.spin.Budget(0); ok {
+		if spin.Poll(budget, func() bool { return spin.Waiting(0) > 0 }) {
+			p.spin.Hit()
+		} else {
+			p.spin.Missed()
+		}
+	}
+	return os.Stdin.Read(b)
+}
+
+func run(r io.Reader) error {
+	in := bufio.NewReaderSize(r, 1<<20)
 	var out []byte
 	for {
 		line, err := in.ReadSlice('\n')
