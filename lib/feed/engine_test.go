@@ -344,3 +344,38 @@ func TestABatchSendsTheBytesItWasCutFromWhenTheStoreChangedUnderIt(t *testing.T)
 		t.Fatalf("sent %q, want %q", out, want)
 	}
 }
+
+// lingerAck acks like slowAck, then closes its stdout and stays until the
+// cursor holds its last offset ($END), for at most 5 s: exit 0 if it saw
+// it, 3 if not.
+const lingerAck = `while IFS= read -r line; do
+	set -- $line
+	case $1 in
+	batch)
+		n=${5#entries=}
+		i=0; while [ $i -lt $n ]; do IFS= read -r entry; i=$((i+1)); done
+		printf 'progress id=%s offset=%s\n' "${2#id=}" "${4#end=}";;
+	esac
+done
+exec >&-
+i=0
+while [ $i -lt 100 ]; do
+	grep -q "offset=$END " cur && exit 0
+	sleep 0.05; i=$((i+1))
+done
+exit 3
+`
+
+// The last reports are durable whatever the consumer's exit, so the cursor
+// is written as they arrive, while the consumer still exits, not after it.
+func TestTheCursorIsWrittenWhileTheConsumerIsStillExiting(t *testing.T) {
+	_, stderr, status := runFeed(t, "a\nb\n", "0", func(o *Options) {
+		os.WriteFile("linger.sh", []byte(lingerAck), 0o644)
+		t.Setenv("END", "4")
+		o.Consumer = []string{"sh", "linger.sh"}
+	})
+	cur, _ := os.ReadFile("cur")
+	if status != 0 || !strings.HasPrefix(string(cur), "store id=s offset=4 ") {
+		t.Fatalf("exit %d (%s), cursor %q: want 0, and the cursor at 4 before the consumer exited", status, stderr, cur)
+	}
+}
