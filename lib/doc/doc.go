@@ -33,6 +33,7 @@ package doc
 
 import (
 	"regexp"
+	"slices"
 	"time"
 )
 
@@ -116,6 +117,17 @@ var apacheCommonFields = []string{"host", "ident", "user", "time", "method", "pa
 
 // apacheCombinedFields adds the combined format's two quoted fields.
 var apacheCombinedFields = append(append([]string(nil), apacheCommonFields...), "referer", "agent")
+
+// Uses reports whether any metric reads the field name: as its value, a
+// label or its where= condition. (The time field is always read.)
+func (d *Doc) Uses(name string) bool {
+	for _, m := range d.Metrics {
+		if m.Field == name || slices.Contains(m.By, name) || (m.Where != nil && m.Where.Field == name) {
+			return true
+		}
+	}
+	return false
+}
 
 // Fields returns the names of the format's fields, in order: the fixed
 // fields of the Apache formats, or the regex's named groups in the order

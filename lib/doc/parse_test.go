@@ -223,3 +223,15 @@ func FuzzParseDoc(f *testing.F) {
 		}
 	})
 }
+
+func TestUsesNamesTheFieldsAMetricReads(t *testing.T) {
+	d, err := Parse("t", []byte(base+"metric b sum=bytes by=host where=agent!=x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"status": true, "bytes": true, "host": true, "agent": true, "path": false, "method": false, "time": false} {
+		if got := d.Uses(name); got != want {
+			t.Errorf("Uses(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -23,8 +23,11 @@ const (
 //	host ident user [time] "METHOD TARGET PROTO" status bytes[ "referer" "agent"]
 //
 // Fields are separated by exactly one space, as Apache writes them, and
-// nothing may follow the last one.
-func apache(line []byte, e *Entry, combined bool) string {
+// nothing may follow the last one. The request is cut into its parts only
+// when split (the document uses one of them); the parts are "-" otherwise.
+// Cutting never refuses a line, so it is skipped without changing what is
+// dropped.
+func apache(line []byte, e *Entry, combined, split bool) string {
 	f := e.Fields
 	var ok bool
 	// The host (up to 39 bytes of IPv6) is found with IndexByte; the short
@@ -56,7 +59,11 @@ func apache(line []byte, e *Entry, combined bool) string {
 	if request, rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
 		return ReasonFormat
 	}
-	splitRequest(request, f)
+	if split {
+		splitRequest(request, f)
+	} else {
+		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
+	}
 	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' {
 		// The usual three digits and a space: what token would cut, as a
 		// space within the first three fails isStatus either way.

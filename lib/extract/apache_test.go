@@ -22,9 +22,12 @@ func newExtractor(t testing.TB, text string) *Extractor {
 }
 
 const (
-	combinedDoc = "format apache-combined\nwindow 10s\nmetric r count\n"
-	commonDoc   = "format apache-common\nwindow 10s\nmetric r count\n"
+	combinedDoc = "format apache-combined\nwindow 10s\nmetric r count by=method,path,proto\n"
+	commonDoc   = "format apache-common\nwindow 10s\nmetric r count by=method,path,proto\n"
 )
+
+// requestDoc reads no request part: the extractor does not cut the request.
+const requestDoc = "format apache-combined\nwindow 10s\nmetric r count by=status\nmetric b sum=bytes by=host where=agent!=x\n"
 
 // goodLine is a combined line; its time is 2000-10-10T20:55:36Z.
 const goodLine = `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"`
@@ -206,7 +209,8 @@ func TestExtractApacheAllocatesNothing(t *testing.T) {
 }
 
 func BenchmarkExtractApacheCombined(b *testing.B) {
-	x := newExtractor(b, combinedDoc)
+	text, _ := doc.BuiltinText("apache-combined")
+	x := newExtractor(b, string(text))
 	// ~200 bytes, like a browser's request with a referer.
 	line := []byte(`203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /static/js/app.min.js?v=20261010 HTTP/1.1" 200 48213 "https://www.example.com/products/index.html" "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"`)
 	var e Entry
@@ -215,6 +219,36 @@ func BenchmarkExtractApacheCombined(b *testing.B) {
 	for b.Loop() {
 		if x.Extract(line, &e) != "" {
 			b.Fatal("not extracted")
+		}
+	}
+}
+
+// A document that reads no part of the request (the built-in ones) has
+// them "-": cutting the request never refuses a line, so skipping it drops
+// exactly the lines the cut would, for the same reasons.
+func TestARequestNoMetricReadsIsNotCutAndDropsTheSameLines(t *testing.T) {
+	cut, whole := newExtractor(t, combinedDoc), newExtractor(t, requestDoc)
+	if !cut.request || whole.request {
+		t.Fatalf("request cut: %v for a document reading method/path/proto, %v for one reading none", cut.request, whole.request)
+	}
+	for _, line := range []string{goodLine,
+		`h - - [10/Oct/2000:13:55:36 -0700] "-" 408 0 "-" "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET /" 200 1 "-" "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 20x 1 "-" "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1 200 1 "-" "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "-" trailing`,
+	} {
+		var a, b Entry
+		ra, rb := cut.Extract([]byte(line), &a), whole.Extract([]byte(line), &b)
+		if ra != rb {
+			t.Errorf("%s: reason %q when the request is cut, %q when not", line, ra, rb)
+		}
+		if rb == "" {
+			for _, f := range []int{fMethod, fPath, fProto} {
+				if string(b.Fields[f]) != "-" {
+					t.Errorf("%s: %s = %q uncut, want -", line, whole.names[f], b.Fields[f])
+				}
+			}
 		}
 	}
 }

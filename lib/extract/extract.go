@@ -11,6 +11,10 @@
 //     including bytes that are not UTF-8, are fine.
 //   - One trailing '\r' (a CRLF log) is not part of any field, for every
 //     format.
+//   - The Apache request is cut into method, path and proto only for a
+//     document that reads one of them; for the others (the built-in ones)
+//     they are "-". The cut never refuses a line, so skipping it (~6% of
+//     tally --try) changes nothing that is dropped.
 //   - An Apache request that is not METHOD TARGET PROTO (Apache's "-" for
 //     an absent request, "", an HTTP/0.9 "GET /", a TLS handshake sent to
 //     the HTTP port) still counts under its status: the parts that cannot
@@ -81,6 +85,7 @@ type Extractor struct {
 	timeField int            // index of the time field
 	layout    layoutKind
 	clf       clfDate // layout clf: the last date read
+	request   bool    // an Apache format whose request parts a metric reads
 }
 
 // The reason words Extract gives for an entry it cannot extract.
@@ -114,6 +119,9 @@ func New(d *doc.Doc) (*Extractor, error) {
 		return nil, fmt.Errorf("extract: document %s: time field %q is not a field of its format", d.Name, d.TimeField)
 	}
 	x.layout = layoutOf(d.Layout)
+	for _, f := range []string{"method", "path", "proto"} {
+		x.request = x.request || d.Uses(f) || d.TimeField == f
+	}
 	return x, nil
 }
 
@@ -149,9 +157,9 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 	}
 	switch x.d.Format {
 	case doc.ApacheCombined:
-		reason = apache(line, e, true)
+		reason = apache(line, e, true, x.request)
 	case doc.ApacheCommon:
-		reason = apache(line, e, false)
+		reason = apache(line, e, false, x.request)
 	default:
 		reason = x.regex(line, e.Fields)
 	}

@@ -62,9 +62,14 @@ func FuzzApacheCombined(f *testing.F) {
 	f.Add([]byte(`::1 - - [29/Feb/2000:23:59:59 +1400] "GET /a\"b HTTP/1.1" 200 - "\\" "x"` + "\r"))
 	f.Add([]byte(`h - - [10/Oct/2000:13:55:36 -0700] "-" 400 0 "-" "-"`))
 	f.Add([]byte(`h - - [31/Feb/2000:24:00:00 +0960] "GET / HTTP/1.1" 200 5 "-" "\xff"`))
-	x := newExtractor(f, combinedDoc)
+	x, whole := newExtractor(f, combinedDoc), newExtractor(f, requestDoc)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkExtract(t, x, line)
+		// Not cutting the request drops exactly the same lines.
+		var a, b Entry
+		if ra, rb := x.Extract(line, &a), whole.Extract(line, &b); ra != rb {
+			t.Fatalf("Extract(%q): %q when the request is cut, %q when not", line, ra, rb)
+		}
 	})
 }
 
