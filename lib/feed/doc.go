@@ -19,8 +19,10 @@
 //     its stdin closes. A second signal kills it at once.
 //   - A batch is contiguous entries sent verbatim, exactly the bytes they
 //     were cut from: spliced from the store file while it still holds them
-//     (store.Reader.Source), else written from the read buffer; at most
-//     --batch-size entries and 8 MiB (one longer entry is a batch).
+//     (store.Reader.Source, asked before every splice), else written from
+//     the read buffer; at most --batch-size entries and 8 MiB (one longer
+//     entry is a batch). A store cut to a length other than 0 (not a
+//     rotation: outside SPEC §2) can change a batch still in the pipe.
 //   - The cursor only ever holds offsets from valid reports, never taken.
 //   - end is sent only when a one-shot run reached a store's end; a signal,
 //     --max or an error closes the consumer's stdin without it.

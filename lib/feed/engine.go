@@ -551,17 +551,31 @@ func (f *feeder) send(s *stream) error {
 
 // sendEntries sends a chunk's entries: spliced from the store file while
 // it still holds them, else (and after a short splice, the rest) from the
-// read buffer, so the consumer gets exactly the bytes the chunk was cut from.
+// read buffer, so the consumer gets exactly the bytes the chunk was cut
+// from. The file is asked again before every splice: a wait for room in
+// the pipe lasts as long as the consumer takes, and the store may be cut
+// (copytruncate) and refilled meanwhile.
 func (f *feeder) sendEntries(s *stream, c store.Chunk) error {
-	data := c.Data
-	if file, off, ok := s.r.Source(c); ok {
-		n, err := f.w.splice(int(file.Fd()), off, len(data))
+	sent := 0
+	for sent < len(c.Data) && !f.w.noSplice {
+		file, off, ok := s.r.Source(c)
+		if !ok {
+			break
+		}
+		n, full, err := f.w.splice(int(file.Fd()), off+int64(sent), len(c.Data)-sent)
 		if err != nil {
 			return f.writeErr(err)
 		}
-		data = data[n:]
+		sent += n
+		if full {
+			if err := f.w.wait(); err != nil {
+				return f.writeErr(err)
+			}
+		} else if n == 0 {
+			break
+		}
 	}
-	return f.write(data)
+	return f.write(c.Data[sent:])
 }
 
 // write writes to the consumer's stdin.

@@ -320,28 +320,84 @@ func parkOnABatch(t *testing.T, f *feeder, sent time.Time) int {
 	return p[1]
 }
 
+// spliceable is 1 MiB of lines: store.Reader.Source vouches only for
+// chunks that far into a file.
+var spliceable = strings.Repeat(strings.Repeat("p", 1023)+"\n", 1024)
+
+// chunkAfter writes a store of spliceable then lines, reads the chunk of
+// lines after the prefix, and returns it with a stream and a feeder whose
+// writer writes to the write end of a pipe it also returns, the feeder's
+// end, sized to size bytes. wait is the writer's wait for room.
+func chunkAfter(t *testing.T, lines string, size int, wait func() error) (*feeder, *stream, store.Chunk, *os.File, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.log")
+	os.WriteFile(path, []byte(spliceable+lines), 0o644)
+	r, err := store.Open(path, int64(len(spliceable)), store.DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	c, ok, err := r.Next(1<<20, 8<<20)
+	if !ok || err != nil || string(c.Data) != lines {
+		t.Fatalf("the chunk after the prefix: %q, %v, %v", c.Data, ok, err)
+	}
+	pw, pr, err := pipe(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pr.Close(); syscall.Close(pw) })
+	syscall.Syscall(syscall.SYS_FCNTL, uintptr(pw), fSetPipeSz, uintptr(size))
+	f := &feeder{w: &writer{fd: pw, wait: wait}, led: &ledger{}}
+	return f, &stream{r: r}, c, pr, path
+}
+
 // Entries are spliced from the store's file only while it still holds the
 // bytes they were cut from: a store truncated in place and regrown with
 // other lines between the read and the send gets the lines as read, which
 // the batch's header counts, not the new ones.
 func TestABatchSendsTheBytesItWasCutFromWhenTheStoreChangedUnderIt(t *testing.T) {
-	f := openFeeder(t, "one\ntwo\n", func(*Options) {})
-	r, w, err := os.Pipe()
-	if err != nil {
+	f, s, c, r, path := chunkAfter(t, "one\ntwo\n", 1<<20, nil)
+	os.WriteFile(path, []byte(strings.ToUpper(spliceable)+"ONE\nTWO\nTHREE\n"), 0o644)
+	if err := f.sendEntries(s, c); err != nil {
 		t.Fatal(err)
 	}
-	f.w = &writer{fd: int(w.Fd()), wait: func() error { return nil }}
-	if err := f.prepare(); err != nil {
+	syscall.Close(f.w.fd)
+	if out, _ := io.ReadAll(r); string(out) != "one\ntwo\n" {
+		t.Fatalf("sent %q, want the lines as read", out)
+	}
+}
+
+// A batch larger than the pipe is spliced in parts, with waits for the
+// consumer between them that may last as long as it takes: a copytruncate
+// refilled during one must not put its lines into the rest of the batch.
+func TestABatchLargerThanThePipeIsNotSplicedFromAStoreCutWhileItWaits(t *testing.T) {
+	lines := strings.Repeat("an old line of the store, read before the cut\n", 2000) // ~92 KiB
+	var out []byte
+	var r *os.File
+	var path string
+	cut := false
+	wait := func() error {
+		if !cut { // the consumer is slow; the store is rotated by copytruncate meanwhile
+			cut = true
+			os.WriteFile(path, []byte(strings.Repeat("A NEW LINE WRITTEN AFTER THE CUT, NOT SENT YET\n", 40000)), 0o644)
+		}
+		b := make([]byte, 1<<20)
+		n, _ := r.Read(b)
+		out = append(out, b[:n]...)
+		return nil
+	}
+	var f *feeder
+	var s *stream
+	var c store.Chunk
+	f, s, c, r, path = chunkAfter(t, lines, 16<<10, wait)
+	if err := f.sendEntries(s, c); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(f.opt.Stores[0].Path, []byte("ONE\nTWO\nTHREE\n"), 0o644)
-	if err := f.send(f.streams[0]); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	out, _ := io.ReadAll(r)
-	if want := "batch id=s offset=0 end=8 entries=2\none\ntwo\n"; string(out) != want {
-		t.Fatalf("sent %q, want %q", out, want)
+	syscall.Close(f.w.fd)
+	rest, _ := io.ReadAll(r)
+	if out = append(out, rest...); !cut || string(out) != lines {
+		t.Fatalf("waited %v; the batch arrived as %d bytes, %d of them new lines; want the %d bytes as read",
+			cut, len(out), strings.Count(string(out), "NEW LINE"), len(lines))
 	}
 }
 

@@ -4,13 +4,19 @@ import "syscall"
 
 // writer writes to the consumer's stdin, a non-blocking pipe. A batch goes
 // out as its header, written, and then its entries, spliced from the store
-// file's pages when the file still holds them (store.Reader.Source): the
-// pipe then holds references to the page cache, not a copy made by feed,
-// and the consumer's read is its only copy. With tally on the other end
-// that made the pipeline at --batch-size 512 7% faster (135.6 -> 127.3 ms,
-// medians of 15 interleaved runs, 500 000 lines) and feed alone 20%
-// (70.8 -> 56.6 ms): a write copied the entries once more, into pipe pages
-// freshly allocated on feed's CPU and read from tally's.
+// file's pages when the file still holds them (feeder.sendEntries asks
+// store.Reader.Source before every splice): the pipe then holds references
+// to the page cache, not a copy made by feed, and the consumer's read is
+// its only copy. With tally on the other end that made the pipeline at
+// --batch-size 512 ~10% faster (135.4 -> 123.0 ms, medians of 21
+// interleaved runs, 500 000 lines) and feed alone ~20% (68.1 -> 57.4 ms):
+// a write copied the entries once more, into pipe pages freshly allocated
+// on feed's CPU and then read from tally's.
+//
+// The referenced pages are the file's: a copytruncate (to 0) drops them
+// from the file and the pipe keeps their bytes, but a cut to any other
+// length zeroes or reuses the page it cuts through, bytes still unread in
+// the pipe included. docs/decisions.md says why that is left.
 //
 // The header is a write of its own: a pipe wakes its reader when a write
 // ends, so the consumer's wake-up (tens of µs on a VM whose vCPU went idle)
@@ -51,33 +57,28 @@ func (w *writer) write(p []byte) error {
 // the store file is read as by a read.
 const spliceFlags = 2
 
-// splice moves up to n bytes of file fd from off into the pipe and returns
-// how many it moved: fewer when the file has fewer now (cut since it was
-// checked) or cannot be spliced, and the caller writes the rest from its
-// own copy; an error (EPIPE, an interrupt) stops it as it stops write.
-func (w *writer) splice(fd int, off int64, n int) (int, error) {
-	moved := 0
-	for moved < n && !w.noSplice {
-		m, err := syscall.Splice(fd, &off, w.fd, nil, n-moved, spliceFlags)
+// splice makes one splice of up to n bytes of file fd at off into the pipe
+// and returns how many it moved. full says the pipe had no room: wait, then
+// call again. Nothing moved and not full: the file has no bytes there now
+// (cut since it was checked), or it cannot be spliced (splicing is then
+// off for the run); the caller writes the rest from its own copy. An error
+// (EPIPE) stops it as it stops write.
+func (w *writer) splice(fd int, off int64, n int) (moved int, full bool, err error) {
+	for !w.noSplice {
+		m, err := syscall.Splice(fd, &off, w.fd, nil, n, spliceFlags)
 		switch {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EAGAIN:
-			if err := w.wait(); err != nil {
-				return moved, err
-			}
-			continue
+			return 0, true, nil
 		case err == syscall.EPIPE:
-			return moved, err
+			return 0, false, err
 		case err != nil:
 			w.noSplice = true
-			return moved, nil
-		}
-		if m == 0 {
-			break
+			return 0, false, nil
 		}
 		w.written += m
-		moved += int(m)
+		return int(m), false, nil
 	}
-	return moved, nil
+	return 0, false, nil
 }

@@ -137,19 +137,26 @@ func (r *Reader) Behind() (int64, error) {
 	return max(r.gen().Base+fi.Size()-r.Pos(), 0), nil
 }
 
+// sourceFrom is how far into its generation a chunk must begin for Source
+// to vouch for it. Between Source's check and the splice that follows it,
+// a copytruncate refilled past the chunk's start would put other bytes
+// there; refilling 1 MiB takes far longer than those microseconds.
+const sourceFrom = 1 << 20
+
 // Source returns the open file holding chunk c's entries and their offset
 // in it, when that file still holds them: c was read from the generation
-// being read, and the file is still that generation (its identity and
-// first bytes) and at least as long as c. Its bytes there are then c.Data,
-// and can go to a pipe without a copy (splice). ok is false when only
-// c.Data is sure to hold them: the store was rotated since c was read, or
-// truncated in place and regrown.
+// being read, at least sourceFrom into it, and the file is still that
+// generation (its identity and first bytes) and at least as long as c. Its
+// bytes there are then c.Data, and can go to a pipe without a copy
+// (splice). ok is false when only c.Data is sure to hold them: the store
+// was rotated since c was read, or truncated in place and regrown.
 //
-// It costs a stat and a read of SigSpan bytes: cheap beside a chunk of
-// hundreds of entries.
+// What it vouches for holds until the file changes: ask again right before
+// each splice. It costs a stat and a read of SigSpan bytes: cheap beside a
+// chunk of hundreds of entries.
 func (r *Reader) Source(c Chunk) (f *os.File, off int64, ok bool) {
 	g := r.gen()
-	if c.Entries == 0 || c.Offset < g.Base {
+	if c.Entries == 0 || c.Offset-g.Base < sourceFrom {
 		return nil, 0, false
 	}
 	fi, err := r.f.Stat()

@@ -227,15 +227,23 @@ func TestEndOfLastLineStopsBeforeAPartialLine(t *testing.T) {
 	}
 }
 
+// prefix is sourceFrom bytes of lines: what a store holds before the first
+// chunk Source may vouch for.
+var prefix = strings.Repeat(strings.Repeat("p", 1023)+"\n", sourceFrom/1024)
+
 // A chunk's bytes may be sent from its file (spliced) rather than from
 // Data only while the file still holds them: a store truncated in place
 // and regrown with other lines since the read no longer does.
 func TestAChunkIsSourcedFromItsFileOnlyWhileTheFileHoldsItsBytes(t *testing.T) {
-	p, r := openStore(t, "first\nsecond\n")
-	r.Next(1, 1<<20)
+	p := writeStore(t, prefix+"second\n")
+	r, err := Open(p, sourceFrom, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	c, ok, err := r.Next(1, 1<<20)
 	if !ok || err != nil {
-		t.Fatalf("second chunk: %v, %v", ok, err)
+		t.Fatalf("the chunk after the prefix: %v, %v", ok, err)
 	}
 	f, off, ok := r.Source(c)
 	if !ok {
@@ -252,9 +260,23 @@ func TestAChunkIsSourcedFromItsFileOnlyWhileTheFileHoldsItsBytes(t *testing.T) {
 		t.Fatal("a store renamed away no longer sources a chunk of its old file")
 	}
 	// Truncated in place and regrown past the chunk with other lines.
-	os.WriteFile(p+".1", []byte("FIRST\nSECOND\nTHIRD\n"), 0o644)
+	os.WriteFile(p+".1", []byte(strings.ToUpper(prefix)+"SECOND\nTHIRD\n"), 0o644)
 	if _, _, ok := r.Source(c); ok {
 		t.Fatal("a store truncated and regrown with other lines still sources a chunk read before")
+	}
+}
+
+// Between Source's check and the splice, a copytruncate refilled past a
+// chunk near the file's start could put other bytes under it: only chunks
+// sourceFrom into their generation are sourced.
+func TestAChunkNearItsGenerationsStartIsNotSourced(t *testing.T) {
+	_, r := openStore(t, prefix+"after\n")
+	c, ok, _ := r.Next(1, 1<<20)
+	if !ok || c.Offset != 0 {
+		t.Fatalf("first chunk: %+v", c)
+	}
+	if _, _, ok := r.Source(c); ok {
+		t.Fatal("a chunk at the file's start is sourced")
 	}
 }
 
