@@ -45,6 +45,13 @@ func identity(fi os.FileInfo) (dev, ino uint64) {
 // (the file is not the one signed).
 func sign(f *os.File, n int) (uint32, error) {
 	var b [SigSpan]byte
+	return signInto(f, n, &b)
+}
+
+// signInto is sign reading into b: a buffer the caller keeps costs no
+// allocation, where a local one escapes (through crc32's and ReadAt's
+// indirect calls), and Source signs once a batch.
+func signInto(f *os.File, n int, b *[SigSpan]byte) (uint32, error) {
 	got, err := f.ReadAt(b[:n], 0)
 	if got == n {
 		return crc32.ChecksumIEEE(b[:n]), nil

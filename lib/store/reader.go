@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // readSize is the size of one read: 1 MiB amortises the syscall over
@@ -39,9 +40,10 @@ type Reader struct {
 	start    int
 	end      int
 	pos      int64
-	skipFrom int64 // >= 0 while streaming past a line over maxLine: where it began
-	held     Chunk // an unterminated line cut by a rotation, handed out next
-	dry      bool  // the last read found the end of the file
+	skipFrom int64         // >= 0 while streaming past a line over maxLine: where it began
+	held     Chunk         // an unterminated line cut by a rotation, handed out next
+	dry      bool          // the last read found the end of the file
+	sigBuf   [SigSpan]byte // Source's read of the first bytes
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
@@ -159,8 +161,12 @@ func (r *Reader) Source(c Chunk) (f *os.File, off int64, ok bool) {
 	if c.Entries == 0 || c.Offset-g.Base < sourceFrom {
 		return nil, 0, false
 	}
-	fi, err := r.f.Stat()
-	if err != nil || fi.Size() < c.End-g.Base || !same(r.f, fi, *g) {
+	var st syscall.Stat_t // not r.f.Stat(), which allocates
+	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size < c.End-g.Base ||
+		uint64(st.Dev) != g.Dev || st.Ino != g.Ino {
+		return nil, 0, false
+	}
+	if sig, err := signInto(r.f, g.SigLen, &r.sigBuf); err != nil || sig != g.Sig {
 		return nil, 0, false
 	}
 	return r.f, c.Offset - g.Base, true

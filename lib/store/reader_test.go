@@ -291,3 +291,18 @@ func TestASkipIsNeverSourcedFromTheFile(t *testing.T) {
 		t.Fatal("a skipped line is sourced from the file")
 	}
 }
+
+// Source runs once a batch, so it allocates nothing: its garbage grew
+// feed's peak RSS 1.42x from 500 000 to 5 000 000 entries.
+func TestSourceAllocatesNothing(t *testing.T) {
+	p := writeStore(t, prefix+"second\n")
+	r, err := Open(p, sourceFrom, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c, _, _ := r.Next(1, 1<<20)
+	if n := testing.AllocsPerRun(100, func() { r.Source(c) }); n != 0 {
+		t.Fatalf("Source allocates %v times a call", n)
+	}
+}
