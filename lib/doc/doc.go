@@ -119,7 +119,8 @@ var apacheCommonFields = []string{"host", "ident", "user", "time", "method", "pa
 var apacheCombinedFields = append(append([]string(nil), apacheCommonFields...), "referer", "agent")
 
 // Uses reports whether any metric reads the field name: as its value, a
-// label or its where= condition. (The time field is always read.)
+// label or its where= condition. The time directive's field is read
+// whatever the metrics; Uses does not count it (see TimeField).
 func (d *Doc) Uses(name string) bool {
 	for _, m := range d.Metrics {
 		if m.Field == name || slices.Contains(m.By, name) || (m.Where != nil && m.Where.Field == name) {
