@@ -43,7 +43,7 @@ type Reader struct {
 	skipFrom int64         // >= 0 while streaming past a line over maxLine: where it began
 	held     Chunk         // an unterminated line cut by a rotation, handed out next
 	dry      bool          // the last read found the end of the file
-	sigBuf   [SigSpan]byte // Source's read of the first bytes
+	sigBuf   [SigSpan]byte // holds' read of the first bytes
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
@@ -158,18 +158,26 @@ const sourceFrom = 1 << 20
 // chunk of hundreds of entries.
 func (r *Reader) Source(c Chunk) (f *os.File, off int64, ok bool) {
 	g := r.gen()
-	if c.Entries == 0 || c.Offset-g.Base < sourceFrom {
-		return nil, 0, false
-	}
-	var st syscall.Stat_t // not r.f.Stat(), which allocates
-	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size < c.End-g.Base ||
-		uint64(st.Dev) != g.Dev || st.Ino != g.Ino {
-		return nil, 0, false
-	}
-	if sig, err := signInto(r.f, g.SigLen, &r.sigBuf); err != nil || sig != g.Sig {
+	if c.Entries == 0 || c.Offset-g.Base < sourceFrom || !r.holds(c.End) {
 		return nil, 0, false
 	}
 	return r.f, c.Offset - g.Base, true
+}
+
+// holds says whether the file being read is still its generation's (its
+// identity and first bytes) and holds the bytes up to position end. It
+// runs before every splice and twice a read, so it allocates nothing: a
+// stat into the stack, not r.f.Stat(), and the signature read into the
+// Reader's buffer.
+func (r *Reader) holds(end int64) bool {
+	g := r.gen()
+	var st syscall.Stat_t
+	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size < end-g.Base ||
+		uint64(st.Dev) != g.Dev || st.Ino != g.Ino {
+		return false
+	}
+	sig, err := signInto(r.f, g.SigLen, &r.sigBuf)
+	return err == nil && sig == g.Sig
 }
 
 // Close closes the store file.
@@ -274,13 +282,20 @@ func (r *Reader) fill() (got bool, err error) {
 		r.start = 0
 	}
 	next := r.pos + int64(r.end-r.start)
-	if r.dry {
-		// The file may have been truncated and regrown past next since.
-		if rotated, err := r.truncated(next); rotated || err != nil {
-			return rotated, err
-		}
+	// The file may have been truncated and refilled past next since the
+	// last read (a copytruncate while a backlog is read, not only at the
+	// end): it is checked before every read, and again after it, since a
+	// cut during the read leaves its bytes a mix of two generations. Both
+	// checks cost a stat and a read of SigSpan bytes, once a MiB.
+	if rotated, err := r.truncated(next, next); rotated || err != nil {
+		return rotated, err
 	}
 	n, err := r.f.ReadAt(r.buf[r.end:], next-r.gen().Base)
+	if n > 0 {
+		if rotated, err := r.truncated(next, next+int64(n)); rotated || err != nil {
+			return rotated, err // the bytes read are dropped
+		}
+	}
 	r.end += n
 	r.dry = n == 0
 	if n > 0 {
@@ -302,7 +317,10 @@ func (r *Reader) signUpTo(end int64) error {
 		return nil
 	}
 	sig, err := sign(r.f, n)
-	if err != nil {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil // cut since the read, which held: the next read sees it
+	case err != nil:
 		return fmt.Errorf("store: %w", err)
 	}
 	g.Sig, g.SigLen = sig, n
@@ -315,7 +333,7 @@ func (r *Reader) signUpTo(end int64) error {
 // away with a new file at the path (create). A rename is taken only once the
 // old file is read to its end, which it just was.
 func (r *Reader) rotate(end int64) (bool, error) {
-	if rotated, err := r.truncated(end); rotated || err != nil {
+	if rotated, err := r.truncated(end, end); rotated || err != nil {
 		return rotated, err
 	}
 	fi, err := r.f.Stat()
@@ -340,15 +358,15 @@ func (r *Reader) rotate(end int64) (bool, error) {
 }
 
 // truncated starts a new generation of the same file at position end when
-// the file was truncated in place: it is shorter than what was read, or its
-// first bytes changed (emptied and regrown between two reads).
-func (r *Reader) truncated(end int64) (bool, error) {
+// the file was truncated in place: it no longer holds the bytes up to
+// position held, or its first bytes changed (emptied and regrown).
+func (r *Reader) truncated(end, held int64) (bool, error) {
+	if r.holds(held) {
+		return false, nil
+	}
 	fi, err := r.f.Stat()
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)
-	}
-	if fi.Size() >= end-r.gen().Base && same(r.f, fi, *r.gen()) {
-		return false, nil
 	}
 	r.begin(r.f, fi, end, "truncated")
 	return true, nil

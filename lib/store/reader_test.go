@@ -306,3 +306,61 @@ func TestSourceAllocatesNothing(t *testing.T) {
 		t.Fatalf("Source allocates %v times a call", n)
 	}
 }
+
+// A copytruncate refilled past the reader's position while it reads a
+// backlog, not at the file's end, is seen at the next read: the new lines
+// start a generation at their first byte, and no line is half old, half
+// new. Checked only at the end, the refilled file was read on from the old
+// position: a hybrid line, then the new lines at old positions, and the
+// same lines again once the end was reached.
+func TestACopytruncateRefilledWhileABacklogIsReadStartsAGeneration(t *testing.T) {
+	old := strings.Repeat(strings.Repeat("a", 99)+"\n", 60000) // 6 MB: more than one read
+	p, r := openStore(t, old)
+	if _, ok, err := r.Next(10, 1<<20); !ok || err != nil {
+		t.Fatalf("first chunk: %v, %v", ok, err)
+	}
+	newer := strings.Repeat(strings.Repeat("B", 76)+"\n", 100000)
+	if err := os.WriteFile(p, []byte(newer), 0o644); err != nil { // truncate in place, refill
+		t.Fatal(err)
+	}
+	var newAt int64 = -1
+	newLines := 0
+	for {
+		c, ok, err := r.Next(512, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		for _, l := range strings.SplitAfter(string(c.Data), "\n") {
+			switch {
+			case l == "":
+			case strings.Trim(l, "a\n") == "":
+			case strings.Trim(l, "B\n") == "" && len(l) == 77:
+				if newAt < 0 {
+					newAt = c.Offset
+				}
+				newLines++
+			default:
+				t.Fatalf("chunk at %d holds a line that is neither old nor new: %q", c.Offset, l)
+			}
+		}
+	}
+	gens := r.Gens()
+	if last := gens[len(gens)-1]; len(gens) != 2 || last.Cause != "truncated" || newAt != last.Base || newLines != 100000 {
+		t.Fatalf("generations %+v; new lines from %d, %d of them; want a truncated generation whose base is where the 100000 new lines start", gens, newAt, newLines)
+	}
+}
+
+// A store cut between a read and the signature's extension over the bytes
+// just read is a rotation the next read sees, not an error: feed --follow
+// stopped with "store: unexpected EOF".
+func TestAStoreCutRightAfterAReadIsNotAnError(t *testing.T) {
+	p, r := openStore(t, "")
+	appendStore(t, p, "abc\n")
+	os.Truncate(p, 0)
+	if err := r.signUpTo(4); err != nil || r.gen().SigLen != 0 {
+		t.Fatalf("signing 4 bytes of a file cut to 0: %v, SigLen %d; want no error and nothing signed", err, r.gen().SigLen)
+	}
+}
