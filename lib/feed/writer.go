@@ -15,7 +15,7 @@ import "syscall"
 //
 // The referenced pages are the file's: a copytruncate (to 0) drops them
 // from the file and the pipe keeps their bytes, but a cut to any other
-// length zeroes or reuses the page it cuts through, bytes still unread in
+// length zeroes or reuses the pages from the cut on, bytes still unread in
 // the pipe included. docs/decisions.md says why that is left.
 //
 // The header is a write of its own: a pipe wakes its reader when a write
