@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"syscall"
@@ -42,7 +43,6 @@ type Reader struct {
 	pos      int64
 	skipFrom int64         // >= 0 while streaming past a line over maxLine: where it began
 	held     Chunk         // an unterminated line cut by a rotation, handed out next
-	dry      bool          // the last read found the end of the file
 	sigBuf   [SigSpan]byte // holds' read of the first bytes
 }
 
@@ -285,21 +285,21 @@ func (r *Reader) fill() (got bool, err error) {
 	// The file may have been truncated and refilled past next since the
 	// last read (a copytruncate while a backlog is read, not only at the
 	// end): it is checked before every read, and again after it, since a
-	// cut during the read leaves its bytes a mix of two generations. Both
-	// checks cost a stat and a read of SigSpan bytes, once a MiB.
+	// cut during the read leaves its bytes a mix of two generations. A
+	// check is an fstat and a pread of SigSpan bytes: two a MiB of a
+	// backlog, two a read at the live edge (a poll, or a few lines).
 	if rotated, err := r.truncated(next, next); rotated || err != nil {
 		return rotated, err
 	}
 	n, err := r.f.ReadAt(r.buf[r.end:], next-r.gen().Base)
+	afterRead()
 	if n > 0 {
 		if rotated, err := r.truncated(next, next+int64(n)); rotated || err != nil {
 			return rotated, err // the bytes read are dropped
 		}
-	}
-	r.end += n
-	r.dry = n == 0
-	if n > 0 {
-		return true, r.signUpTo(next + int64(n))
+		r.signRead(next, r.buf[r.end:r.end+n])
+		r.end += n
+		return true, nil
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, fmt.Errorf("store: %w", err)
@@ -307,35 +307,32 @@ func (r *Reader) fill() (got bool, err error) {
 	return r.rotate(next)
 }
 
-// signUpTo extends the generation's signature over its first bytes, which
-// exist up to position end; it costs a read only in a generation's first
-// SigSpan bytes.
-func (r *Reader) signUpTo(end int64) error {
+// afterRead is a test's hook between fill's read and its check.
+var afterRead = func() {}
+
+// signRead extends the generation's signature over its first SigSpan
+// bytes with b, the bytes just read at position at: from the read itself,
+// not a second read of the file, which a cut in between would make short
+// or other bytes (a signature of the new content, and the cut unseen).
+// The signature covers [Base, Base+SigLen), and reads follow one another,
+// so at <= Base+SigLen while SigLen < SigSpan.
+func (r *Reader) signRead(at int64, b []byte) {
 	g := r.gen()
-	n := int(min(end-g.Base, SigSpan))
-	if n <= g.SigLen {
-		return nil
+	from := g.Base + int64(g.SigLen) - at // where in b the unsigned bytes begin
+	if g.SigLen >= SigSpan || from < 0 || from >= int64(len(b)) {
+		return
 	}
-	sig, err := sign(r.f, n)
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return nil // cut since the read, which held: the next read sees it
-	case err != nil:
-		return fmt.Errorf("store: %w", err)
-	}
-	g.Sig, g.SigLen = sig, n
-	return nil
+	to := min(int64(len(b)), from+int64(SigSpan-g.SigLen))
+	g.Sig = crc32.Update(g.Sig, crc32.IEEETable, b[from:to])
+	g.SigLen += int(to - from)
 }
 
 // rotate starts a new generation at position end, where the file being read
-// ended, when the store was rotated: truncated in place (copytruncate: the
-// file is shorter than what was read, or its first bytes changed) or renamed
-// away with a new file at the path (create). A rename is taken only once the
-// old file is read to its end, which it just was.
+// ended, when the store was renamed away with a new file at the path
+// (create). A rename is taken only once the old file is read to its end,
+// which it just was. (A truncation in place is fill's check: one made
+// since, before this read found the end, is seen at the next read.)
 func (r *Reader) rotate(end int64) (bool, error) {
-	if rotated, err := r.truncated(end, end); rotated || err != nil {
-		return rotated, err
-	}
 	fi, err := r.f.Stat()
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -353,14 +354,64 @@ func TestACopytruncateRefilledWhileABacklogIsReadStartsAGeneration(t *testing.T)
 	}
 }
 
-// A store cut between a read and the signature's extension over the bytes
-// just read is a rotation the next read sees, not an error: feed --follow
-// stopped with "store: unexpected EOF".
-func TestAStoreCutRightAfterAReadIsNotAnError(t *testing.T) {
+// cutAfterRead has the next read of the store at p followed, before the
+// reader looks again, by the store's truncation and refill with content.
+func cutAfterRead(t *testing.T, p, content string) {
+	t.Helper()
+	afterRead = func() {
+		afterRead = func() {}
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	t.Cleanup(func() { afterRead = func() {} })
+}
+
+// allLines reads r to its end and returns its chunks' lines.
+func allLines(t *testing.T, r *Reader) []string {
+	t.Helper()
+	var lines []string
+	for {
+		c, ok, err := r.Next(100, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return lines
+		}
+		for _, l := range strings.SplitAfter(string(c.Data), "\n") {
+			if l != "" {
+				lines = append(lines, l)
+			}
+		}
+	}
+}
+
+// A generation's signature is taken from the bytes its first read got,
+// not by reading the file again: a store cut and refilled in between was
+// signed over its new lines, the cut went unseen, and the next read joined
+// an old partial line to the new lines.
+func TestAStoreCutRightAfterAGenerationsFirstReadIsSeenAtTheNext(t *testing.T) {
 	p, r := openStore(t, "")
-	appendStore(t, p, "abc\n")
-	os.Truncate(p, 0)
-	if err := r.signUpTo(4); err != nil || r.gen().SigLen != 0 {
-		t.Fatalf("signing 4 bytes of a file cut to 0: %v, SigLen %d; want no error and nothing signed", err, r.gen().SigLen)
+	appendStore(t, p, "old-1\nold-2-partial")
+	cutAfterRead(t, p, strings.Repeat("NEW-LINE-XXXXXXXXXXXXX\n", 4))
+	got := allLines(t, r)
+	want := append([]string{"old-1\n"}, slices.Repeat([]string{"NEW-LINE-XXXXXXXXXXXXX\n"}, 4)...)
+	if strings.Join(got, "|") != strings.Join(want, "|") || len(r.Gens()) != 2 || r.Gens()[1].Base != 19 {
+		t.Fatalf("lines %q, generations %+v; want the old line, then the new ones as a generation at 19", got, r.Gens())
+	}
+}
+
+// A read during which the store was cut may hold two generations' bytes:
+// it is dropped, and the new generation begins where the reads before it
+// ended.
+func TestAStoreCutDuringAReadDropsWhatTheReadGot(t *testing.T) {
+	p, r := openStore(t, "old-1\n")
+	if c, ok, _ := r.Next(10, 1<<20); !ok || string(c.Data) != "old-1\n" {
+		t.Fatalf("first chunk %q", c.Data)
+	}
+	appendStore(t, p, "old-2\n")
+	cutAfterRead(t, p, "NEW-1\nNEW-2\n")
+	got := allLines(t, r)
+	if strings.Join(got, "|") != "NEW-1\n|NEW-2\n" || len(r.Gens()) != 2 || r.Gens()[1].Base != 6 {
+		t.Fatalf("lines %q, generations %+v; want the new lines only, as a generation at 6", got, r.Gens())
 	}
 }
