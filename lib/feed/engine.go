@@ -487,7 +487,11 @@ func (f *feeder) prepare() error {
 func (f *feeder) noteRotations(s *stream) {
 	gens := s.r.Gens()
 	for _, g := range gens[s.gens:] {
-		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, s.Path, g.Base)
+		file := s.Path
+		if g.File != "" {
+			file = g.File + " (the file between, renamed away before feed reached it)"
+		}
+		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, file, g.Base)
 		if g.Cause == "truncated" && !f.copied {
 			f.copied = true
 			f.note("feed: note: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")

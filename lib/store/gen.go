@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // SigSpan is how many first bytes of a generation its signature covers: 256
@@ -25,7 +27,8 @@ type Gen struct {
 	Dev, Ino uint64 // the file's identity while it exists
 	Sig      uint32 // CRC-32 (IEEE) of the file's first SigLen bytes
 	SigLen   int    // 0..SigSpan: how many first bytes Sig covers
-	Cause    string // how it began: "open", "renamed", "truncated"; not persisted
+	Cause    string // how it began: "open", "renamed", "renamed twice", "truncated"; not persisted
+	File     string // its file's name when not the store's path (renamed twice); not persisted
 }
 
 // Known says whether g identifies a file (a cursor written before
@@ -166,6 +169,52 @@ func newerGeneration(path string, old *os.File) string {
 		}
 	}
 	return ""
+}
+
+// rotatedSuffix matches what a rotation appends to a log file's name
+// (access.log.1, access.log-20261129, access.log-2026-11-29.0), and not
+// what another file that merely begins with its name has (access.log.json,
+// access.log.lock), nor a compressed one's, which is no log to read.
+var rotatedSuffix = regexp.MustCompile(`^[.-][0-9][0-9._-]*$`)
+
+// middleGeneration returns the oldest regular file beside path, under a
+// rotated name, written after the file just read to its end (read), and
+// neither the file at path now (at) nor one of the generations read so
+// far: a generation renamed away before feed reached it. "" when there is
+// none.
+func middleGeneration(path string, read, at os.FileInfo, gens []Gen) string {
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return ""
+	}
+	base := filepath.Base(path)
+	var mid string
+	var midTime time.Time
+	for _, e := range entries {
+		suffix, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !e.Type().IsRegular() || !rotatedSuffix.MatchString(suffix) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || os.SameFile(fi, at) || !fi.ModTime().After(read.ModTime()) || isAnyGen(fi, gens) {
+			continue
+		}
+		if mid == "" || fi.ModTime().Before(midTime) {
+			mid, midTime = filepath.Join(filepath.Dir(path), e.Name()), fi.ModTime()
+		}
+	}
+	return mid
+}
+
+// isAnyGen says whether fi is the file of one of gens.
+func isAnyGen(fi os.FileInfo, gens []Gen) bool {
+	dev, ino := identity(fi)
+	for _, g := range gens {
+		if g.Dev == dev && g.Ino == ino {
+			return true
+		}
+	}
+	return false
 }
 
 // findRenamed returns the open file of dir that is generation g, or nil.

@@ -341,7 +341,14 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	if err != nil || os.SameFile(fi, pfi) {
 		return false, nil // not rotated, or renamed and not yet recreated
 	}
-	f, err := os.Open(r.path)
+	// Renamed twice while the old file was read (feed behind, or two
+	// rotations within a poll): the file in between is beside the path,
+	// under a rotated name, and is read first.
+	name, cause := r.path, "renamed"
+	if mid := middleGeneration(r.path, fi, pfi, r.gens); mid != "" {
+		name, cause = mid, "renamed twice"
+	}
+	f, err := os.Open(name)
 	if err != nil {
 		return false, nil // recreated and gone again: look at the next poll
 	}
@@ -350,7 +357,10 @@ func (r *Reader) rotate(end int64) (bool, error) {
 		return false, fmt.Errorf("store: %w", err)
 	}
 	r.f.Close()
-	r.begin(f, fi, end, "renamed")
+	r.begin(f, fi, end, cause)
+	if name != r.path {
+		r.gen().File = name
+	}
 	return true, nil
 }
 

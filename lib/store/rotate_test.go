@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // entry returns a batch chunk of the given lines at offset.
@@ -140,5 +141,50 @@ func TestAStoreRewrittenInPlaceWhileFeedWasDownIsRefused(t *testing.T) {
 	_, err = Resume(p, 4, g, DefaultMaxLine)
 	if err == nil || !strings.Contains(err.Error(), "same inode, but its first 4 bytes differ") {
 		t.Fatalf("Open of a rewritten store: err = %v, want one saying its first bytes differ", err)
+	}
+}
+
+// Renamed twice while the old file was still being read (feed behind, or
+// both rotations within one poll): the file between, beside the path under
+// a rotated name, is read before the file at the path, not skipped. Files
+// that only begin with the store's name, or are compressed, are no
+// generation of it.
+func TestAFileRenamedAwayBeforeFeedReachedItIsReadBeforeThePathsFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log")
+	os.WriteFile(p, []byte("gen1 a\ngen1 b\n"), 0o644)
+	r, err := Open(p, 0, DefaultMaxLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if c, ok, _ := r.Next(1, 1<<20); !ok || string(c.Data) != "gen1 a\n" {
+		t.Fatalf("first chunk %q", c.Data)
+	}
+	at := time.Now()
+	stamp := func(name string, age time.Duration) { os.Chtimes(name, at.Add(age), at.Add(age)) }
+	stamp(p, -time.Hour)
+	os.Rename(p, p+".2") // the file being read, shifted twice by logrotate
+	os.WriteFile(p+".1", []byte("gen2 a\ngen2 b\n"), 0o644)
+	stamp(p+".1", -time.Minute)
+	os.WriteFile(p, []byte("gen3 a\n"), 0o644)
+	os.WriteFile(p+".json", []byte("not the store\n"), 0o644)
+	os.WriteFile(p+".0.gz", []byte("\x1f\x8bcompressed\n"), 0o644)
+	stamp(p+".0.gz", -2*time.Minute)
+	var got []string
+	for {
+		c, ok, err := r.Next(100, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, string(c.Data))
+	}
+	gens := r.Gens()
+	if strings.Join(got, "") != "gen1 b\ngen2 a\ngen2 b\ngen3 a\n" || len(gens) != 3 ||
+		gens[1].Cause != "renamed twice" || gens[1].File != p+".1" || gens[2].Cause != "renamed" {
+		t.Fatalf("read %q, generations %+v; want gen1, gen2 (renamed twice, from log.1), gen3", got, gens)
 	}
 }
