@@ -487,11 +487,10 @@ func (f *feeder) prepare() error {
 func (f *feeder) noteRotations(s *stream) {
 	gens := s.r.Gens()
 	for _, g := range gens[s.gens:] {
-		file := s.Path
-		if g.File != "" {
-			file = g.File + " (the file between, renamed away before feed reached it)"
+		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, s.Path, g.Base)
+		if g.Skipped != "" {
+			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; re-derive with tally --provision --replace and feed --reset, or run feed with less lag", s.ID, g.Skipped)
 		}
-		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, file, g.Base)
 		if g.Cause == "truncated" && !f.copied {
 			f.copied = true
 			f.note("feed: note: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")

@@ -27,8 +27,8 @@ type Gen struct {
 	Dev, Ino uint64 // the file's identity while it exists
 	Sig      uint32 // CRC-32 (IEEE) of the file's first SigLen bytes
 	SigLen   int    // 0..SigSpan: how many first bytes Sig covers
-	Cause    string // how it began: "open", "renamed", "renamed twice", "truncated"; not persisted
-	File     string // its file's name when not the store's path (renamed twice); not persisted
+	Cause    string // how it began: "open", "renamed", "truncated"; not persisted
+	Skipped  string // renamed: a file that looks like a generation between it and the last, not read; not persisted
 }
 
 // Known says whether g identifies a file (a cursor written before
@@ -180,8 +180,8 @@ var rotatedSuffix = regexp.MustCompile(`^[.-][0-9][0-9._-]*$`)
 // middleGeneration returns the oldest regular file beside path, under a
 // rotated name, written after the file just read to its end (read), and
 // neither the file at path now (at) nor one of the generations read so
-// far: a generation renamed away before feed reached it. "" when there is
-// none.
+// far: what a generation renamed away before feed reached it looks like.
+// "" when there is none.
 func middleGeneration(path string, read, at os.FileInfo, gens []Gen) string {
 	entries, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {

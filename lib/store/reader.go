@@ -341,26 +341,25 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	if err != nil || os.SameFile(fi, pfi) {
 		return false, nil // not rotated, or renamed and not yet recreated
 	}
-	// Renamed twice while the old file was read (feed behind, or two
-	// rotations within a poll): the file in between is beside the path,
-	// under a rotated name, and is read first.
-	name, cause := r.path, "renamed"
-	if mid := middleGeneration(r.path, fi, pfi, r.gens); mid != "" {
-		name, cause = mid, "renamed twice"
-	}
-	f, err := os.Open(name)
+	f, err := os.Open(r.path)
 	if err != nil {
 		return false, nil // recreated and gone again: look at the next poll
 	}
-	if fi, err = f.Stat(); err != nil {
+	nfi, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return false, fmt.Errorf("store: %w", err)
 	}
+	// Renamed twice while the old file was read (feed behind, or two
+	// rotations within a poll), a generation in between is beside the
+	// path under a rotated name, and is skipped: named, so that it is not
+	// skipped without a word. It is not read: what marks it (its name and
+	// that it was written after the old file) marks another store named
+	// after this one, or an old generation touched since, as well.
+	skipped := middleGeneration(r.path, fi, nfi, r.gens)
 	r.f.Close()
-	r.begin(f, fi, end, cause)
-	if name != r.path {
-		r.gen().File = name
-	}
+	r.begin(f, nfi, end, "renamed")
+	r.gen().Skipped = skipped
 	return true, nil
 }
 
