@@ -435,3 +435,32 @@ func TestTheCursorIsWrittenWhileTheConsumerIsStillExiting(t *testing.T) {
 		t.Fatalf("exit %d (%s), cursor %q: want 0, and the cursor at 4 before the consumer exited", status, stderr, cur)
 	}
 }
+
+// A file that looks like a generation renamed away before feed reached it
+// is named in a warning: the rotation skips it, but not without a word.
+func TestAFileSkippedBetweenTwoRotationsIsNamedInAWarning(t *testing.T) {
+	var stderr bytes.Buffer
+	f := openFeeder(t, "gen1\n", func(o *Options) { o.Follow, o.Stderr, o.Quiet = true, &stderr, true })
+	_, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	f.w = &writer{fd: int(w.Fd()), wait: func() error { return nil }}
+	if err := f.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	f.streams[0].ready = false // sent and taken
+	p := f.opt.Stores[0].Path
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	os.Rename(p, p+".2")
+	os.WriteFile(p+".1", []byte("gen2\n"), 0o644)
+	os.WriteFile(p, []byte("gen3\n"), 0o644)
+	if err := f.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "feed: store s: " + p + ".1 was written after the file feed was reading and renamed away before feed reached it"; !strings.Contains(stderr.String(), want) {
+		t.Fatalf("stderr %q; want the skipped file named, even with -q", stderr.String())
+	}
+}
