@@ -178,11 +178,13 @@ func newerGeneration(path string, old *os.File) string {
 var rotatedSuffix = regexp.MustCompile(`^[.-][0-9][0-9._-]*$`)
 
 // middleGeneration returns the oldest regular file beside path, under a
-// rotated name, written after the file just read to its end (read), and
-// neither the file at path now (at) nor one of the generations read so
-// far: what a generation renamed away before feed reached it looks like.
-// "" when there is none.
-func middleGeneration(path string, read, at os.FileInfo, gens []Gen) string {
+// rotated name, written no earlier than the file just read to its end
+// (read: an equal mtime is one clock tick on a coarse clock), and neither
+// it nor the file at path now (at): what a generation renamed away before
+// feed reached it looks like. "" when there is none. Generations read
+// earlier are not compared by inode: a deleted one's inode is soon another
+// file's, and they were all written before read anyway.
+func middleGeneration(path string, read, at os.FileInfo) string {
 	entries, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {
 		return ""
@@ -196,7 +198,7 @@ func middleGeneration(path string, read, at os.FileInfo, gens []Gen) string {
 			continue
 		}
 		fi, err := e.Info()
-		if err != nil || os.SameFile(fi, at) || !fi.ModTime().After(read.ModTime()) || isAnyGen(fi, gens) {
+		if err != nil || os.SameFile(fi, at) || os.SameFile(fi, read) || fi.ModTime().Before(read.ModTime()) {
 			continue
 		}
 		if mid == "" || fi.ModTime().Before(midTime) {
@@ -204,17 +206,6 @@ func middleGeneration(path string, read, at os.FileInfo, gens []Gen) string {
 		}
 	}
 	return mid
-}
-
-// isAnyGen says whether fi is the file of one of gens.
-func isAnyGen(fi os.FileInfo, gens []Gen) bool {
-	dev, ino := identity(fi)
-	for _, g := range gens {
-		if g.Dev == dev && g.Ino == ino {
-			return true
-		}
-	}
-	return false
 }
 
 // findRenamed returns the open file of dir that is generation g, or nil.

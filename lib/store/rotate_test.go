@@ -167,11 +167,11 @@ func TestAFileRenamedAwayBeforeFeedReachedItIsNamedWithTheRotation(t *testing.T)
 	stamp(p, -time.Hour)
 	os.Rename(p, p+".2") // the file being read, shifted twice by logrotate
 	os.WriteFile(p+".1", []byte("gen2 a\ngen2 b\n"), 0o644)
-	stamp(p+".1", -time.Minute)
+	stamp(p+".1", -time.Hour) // written within the old file's last clock tick
 	os.WriteFile(p, []byte("gen3 a\n"), 0o644)
 	os.WriteFile(p+".json", []byte("not the store\n"), 0o644)
 	os.WriteFile(p+".0.gz", []byte("\x1f\x8bcompressed\n"), 0o644)
-	stamp(p+".0.gz", -2*time.Minute)
+	stamp(p+".0.gz", -time.Hour)
 	var got []string
 	for {
 		c, ok, err := r.Next(100, 1<<20)
