@@ -232,20 +232,29 @@ func TestEndOfLastLineStopsBeforeAPartialLine(t *testing.T) {
 // chunk Source may vouch for.
 var prefix = strings.Repeat(strings.Repeat("p", 1023)+"\n", sourceFrom/1024)
 
-// A chunk's bytes may be sent from its file (spliced) rather than from
-// Data only while the file still holds them: a store truncated in place
-// and regrown with other lines since the read no longer does.
-func TestAChunkIsSourcedFromItsFileOnlyWhileTheFileHoldsItsBytes(t *testing.T) {
-	p := writeStore(t, prefix+"second\n")
+// chunkAfterPrefix writes a store of prefix then line, and returns its
+// path, a reader of it and the chunk of line, the first Source may vouch
+// for.
+func chunkAfterPrefix(t *testing.T, line string) (string, *Reader, Chunk) {
+	t.Helper()
+	p := writeStore(t, prefix+line)
 	r, err := Open(p, sourceFrom, DefaultMaxLine)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
 	c, ok, err := r.Next(1, 1<<20)
-	if !ok || err != nil {
-		t.Fatalf("the chunk after the prefix: %v, %v", ok, err)
+	if !ok || err != nil || string(c.Data) != line {
+		t.Fatalf("the chunk after the prefix: %q, %v, %v", c.Data, ok, err)
 	}
+	return p, r, c
+}
+
+// A chunk's bytes may be sent from its file (spliced) rather than from
+// Data only while the file still holds them: a store truncated in place
+// and regrown with other lines since the read no longer does.
+func TestAChunkIsSourcedFromItsFileOnlyWhileTheFileHoldsItsBytes(t *testing.T) {
+	p, r, c := chunkAfterPrefix(t, "second\n")
 	f, off, ok := r.Source(c)
 	if !ok {
 		t.Fatal("a chunk just read is not sourced from its file")
@@ -296,13 +305,7 @@ func TestASkipIsNeverSourcedFromTheFile(t *testing.T) {
 // Source runs once a batch, so it allocates nothing: its garbage grew
 // feed's peak RSS 1.42x from 500 000 to 5 000 000 entries.
 func TestSourceAllocatesNothing(t *testing.T) {
-	p := writeStore(t, prefix+"second\n")
-	r, err := Open(p, sourceFrom, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	c, _, _ := r.Next(1, 1<<20)
+	_, r, c := chunkAfterPrefix(t, "second\n")
 	if n := testing.AllocsPerRun(100, func() { r.Source(c) }); n != 0 {
 		t.Fatalf("Source allocates %v times a call", n)
 	}
@@ -326,14 +329,7 @@ func TestACopytruncateRefilledWhileABacklogIsReadStartsAGeneration(t *testing.T)
 	}
 	var newAt int64 = -1
 	newLines := 0
-	for {
-		c, ok, err := r.Next(512, 1<<20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
-		}
+	for _, c := range drain(t, r, 512, 1<<20) {
 		for _, l := range strings.SplitAfter(string(c.Data), "\n") {
 			switch {
 			case l == "":
@@ -369,20 +365,14 @@ func cutAfterRead(t *testing.T, p, content string) {
 func allLines(t *testing.T, r *Reader) []string {
 	t.Helper()
 	var lines []string
-	for {
-		c, ok, err := r.Next(100, 1<<20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return lines
-		}
+	for _, c := range drain(t, r, 100, 1<<20) {
 		for _, l := range strings.SplitAfter(string(c.Data), "\n") {
 			if l != "" {
 				lines = append(lines, l)
 			}
 		}
 	}
+	return lines
 }
 
 // A generation's signature is taken from the bytes its first read got,

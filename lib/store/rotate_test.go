@@ -151,14 +151,7 @@ func TestAStoreRewrittenInPlaceWhileFeedWasDownIsRefused(t *testing.T) {
 // the same. Files that only begin with the store's name, or are
 // compressed, are not named.
 func TestAFileRenamedAwayBeforeFeedReachedItIsNamedWithTheRotation(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "log")
-	os.WriteFile(p, []byte("gen1 a\ngen1 b\n"), 0o644)
-	r, err := Open(p, 0, DefaultMaxLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	p, r := openStore(t, "gen1 a\ngen1 b\n")
 	if c, ok, _ := r.Next(1, 1<<20); !ok || string(c.Data) != "gen1 a\n" {
 		t.Fatalf("first chunk %q", c.Data)
 	}
@@ -172,19 +165,9 @@ func TestAFileRenamedAwayBeforeFeedReachedItIsNamedWithTheRotation(t *testing.T)
 	os.WriteFile(p+".json", []byte("not the store\n"), 0o644)
 	os.WriteFile(p+".0.gz", []byte("\x1f\x8bcompressed\n"), 0o644)
 	stamp(p+".0.gz", -time.Hour)
-	var got []string
-	for {
-		c, ok, err := r.Next(100, 1<<20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
-		}
-		got = append(got, string(c.Data))
-	}
+	got := allLines(t, r)
 	gens := r.Gens()
 	if strings.Join(got, "") != "gen1 b\ngen3 a\n" || len(gens) != 2 || gens[1].Cause != "renamed" || gens[1].Skipped != p+".1" {
-		t.Fatalf("read %q, generations %+v; want gen1, then gen3 with log.1 named as skipped", got, gens)
+		t.Fatalf("read %q, generations %+v; want gen1, then gen3 with the .1 file named as skipped", got, gens)
 	}
 }
