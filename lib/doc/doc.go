@@ -123,11 +123,24 @@ var apacheCombinedFields = append(append([]string(nil), apacheCommonFields...), 
 // whatever the metrics; Uses does not count it (see TimeField).
 func (d *Doc) Uses(name string) bool {
 	for _, m := range d.Metrics {
-		if m.Field == name || slices.Contains(m.By, name) || (m.Where != nil && m.Where.Field == name) {
+		if slices.Contains(m.Fields(), name) {
 			return true
 		}
 	}
 	return false
+}
+
+// Fields returns the fields m reads: its labels, its value's field and its
+// where= condition's.
+func (m Metric) Fields() []string {
+	named := slices.Clone(m.By)
+	if m.Field != "" {
+		named = append(named, m.Field)
+	}
+	if m.Where != nil {
+		named = append(named, m.Where.Field)
+	}
+	return named
 }
 
 // Fields returns the names of the format's fields, in order: the fixed

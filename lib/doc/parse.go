@@ -305,14 +305,7 @@ func (p *parser) finish() error {
 
 // checkFields refuses a metric that names a field the format lacks.
 func (p *parser) checkFields(m Metric, fields []string) error {
-	named := slices.Clone(m.By)
-	if m.Field != "" {
-		named = append(named, m.Field)
-	}
-	if m.Where != nil {
-		named = append(named, m.Where.Field)
-	}
-	for _, f := range named {
+	for _, f := range m.Fields() {
 		if !slices.Contains(fields, f) {
 			return p.errorf(m.Line, "metric %s names field %q, which the format does not have (%s)", m.Name, f, strings.Join(fields, " "))
 		}
