@@ -120,7 +120,12 @@ func locate(path string, g Gen) (*os.File, error) {
 	if dev == g.Dev && ino == g.Ino {
 		why = fmt.Sprintf("same inode, but its first %d bytes differ", g.SigLen)
 	} else if old := findRenamed(filepath.Dir(path), g); old != nil {
-		if mid := newerGeneration(path, old); mid != "" {
+		ofi, err := old.Stat()
+		if err != nil {
+			old.Close()
+			return nil, err
+		}
+		if mid := newerGeneration(path, ofi, fi); mid != "" {
 			old.Close()
 			return nil, fmt.Errorf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries; re-derive with tally --provision --replace and feed --reset",
 				path, old.Name(), mid, path)
@@ -145,46 +150,20 @@ func kindOf(m fs.FileMode) string {
 	return "special file"
 }
 
-// newerGeneration returns the name of a file beside path, named after it
-// (access.log.1, access.log-20261129, access.log.1.gz), that was written
-// after old was: a generation between the one the cursor was reading and
-// the one at path now, which following on to path would skip.
-func newerGeneration(path string, old *os.File) string {
-	ofi, err := old.Stat()
-	if err != nil {
-		return ""
-	}
-	base := filepath.Base(path)
-	entries, err := os.ReadDir(filepath.Dir(path))
-	if err != nil {
-		return ""
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if !e.Type().IsRegular() || name == base || name == filepath.Base(old.Name()) || !strings.HasPrefix(name, base) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().After(ofi.ModTime()) {
-			return filepath.Join(filepath.Dir(path), name)
-		}
-	}
-	return ""
-}
-
 // rotatedSuffix matches what a rotation appends to a log file's name
-// (access.log.1, access.log-20261129, access.log-2026-11-29.0), and not
-// what another file that merely begins with its name has (access.log.json,
-// access.log.lock), nor a compressed one's, which is no log to read.
-var rotatedSuffix = regexp.MustCompile(`^[.-][0-9][0-9._-]*$`)
+// (access.log.1, access.log-20261129, access.log-2026-11-29.0, and with
+// compression access.log.2.gz), and not what another file that merely
+// begins with its name has (access.log.json, access.log.lock).
+var rotatedSuffix = regexp.MustCompile(`^[.-][0-9][0-9._-]*(\.(gz|bz2|xz|zst|lz4|Z))?$`)
 
-// middleGeneration returns the oldest regular file beside path, under a
-// rotated name, written no earlier than the file just read to its end
-// (read: an equal mtime is one clock tick on a coarse clock), and neither
-// it nor the file at path now (at): what a generation renamed away before
-// feed reached it looks like. "" when there is none. Generations read
-// earlier are not compared by inode: a deleted one's inode is soon another
-// file's, and they were all written before read anyway.
-func middleGeneration(path string, read, at os.FileInfo) string {
+// newerGeneration returns the oldest regular file beside path, under a
+// rotated name, written no earlier than old (an equal mtime is one tick of
+// a coarse clock), and neither old nor the file at path now (at): a
+// generation between the two, renamed away before feed reached it, which
+// following on from old to at skips. "" when there is none. Generations
+// before old are not compared by inode: a deleted one's inode is soon
+// another file's, and they were all written before old anyway.
+func newerGeneration(path string, old, at os.FileInfo) string {
 	entries, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {
 		return ""
@@ -198,7 +177,7 @@ func middleGeneration(path string, read, at os.FileInfo) string {
 			continue
 		}
 		fi, err := e.Info()
-		if err != nil || os.SameFile(fi, at) || os.SameFile(fi, read) || fi.ModTime().Before(read.ModTime()) {
+		if err != nil || os.SameFile(fi, at) || os.SameFile(fi, old) || fi.ModTime().Before(old.ModTime()) {
 			continue
 		}
 		if mid == "" || fi.ModTime().Before(midTime) {

@@ -356,7 +356,7 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	// skipped without a word. It is not read: what marks it (its name and
 	// that it was written after the old file) marks another store named
 	// after this one, or an old generation touched since, as well.
-	skipped := middleGeneration(r.path, fi, nfi)
+	skipped := newerGeneration(r.path, fi, nfi)
 	r.f.Close()
 	r.begin(f, nfi, end, "renamed")
 	r.gen().Skipped = skipped

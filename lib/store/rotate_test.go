@@ -148,8 +148,8 @@ func TestAStoreRewrittenInPlaceWhileFeedWasDownIsRefused(t *testing.T) {
 // both rotations within one poll): the file between is skipped, but named
 // with the rotation, not skipped without a word. It is not read: another
 // store named after this one, or an old generation touched since, looks
-// the same. Files that only begin with the store's name, or are
-// compressed, are not named.
+// the same. Files that only begin with the store's name, or were written
+// before the old file, are not named.
 func TestAFileRenamedAwayBeforeFeedReachedItIsNamedWithTheRotation(t *testing.T) {
 	p, r := openStore(t, "gen1 a\ngen1 b\n")
 	if c, ok, _ := r.Next(1, 1<<20); !ok || string(c.Data) != "gen1 a\n" {
@@ -163,8 +163,8 @@ func TestAFileRenamedAwayBeforeFeedReachedItIsNamedWithTheRotation(t *testing.T)
 	stamp(p+".1", -time.Hour) // written within the old file's last clock tick
 	os.WriteFile(p, []byte("gen3 a\n"), 0o644)
 	os.WriteFile(p+".json", []byte("not the store\n"), 0o644)
-	os.WriteFile(p+".0.gz", []byte("\x1f\x8bcompressed\n"), 0o644)
-	stamp(p+".0.gz", -time.Hour)
+	os.WriteFile(p+".3.gz", []byte("\x1f\x8bcompressed\n"), 0o644)
+	stamp(p+".3.gz", -2*time.Hour) // an older generation
 	got := allLines(t, r)
 	gens := r.Gens()
 	if strings.Join(got, "") != "gen1 b\ngen3 a\n" || len(gens) != 2 || gens[1].Cause != "renamed" || gens[1].Skipped != p+".1" {
