@@ -110,6 +110,22 @@ func Poll(budget time.Duration, look func() bool) bool {
 // Hit records a poll that found what it waited for.
 func (p *Spinner) Hit() { p.misses, p.pause = 0, restMin }
 
+// Await is a wait from its start: it polls look for as long as the
+// spinner allows, records the hit or the miss, and reports whether look
+// did; false also when the wait should sleep at once.
+func (p *Spinner) Await(look func() bool) bool {
+	budget, ok := p.Budget(0)
+	if !ok {
+		return false
+	}
+	if Poll(budget, look) {
+		p.Hit()
+		return true
+	}
+	p.Missed()
+	return false
+}
+
 // Waiting returns how many bytes a read of descriptor fd (a pipe, a file)
 // would return at once (FIONREAD), or 0 when it cannot tell: what a waiter
 // polls. It is a raw system call, which Go's scheduler does not see: it

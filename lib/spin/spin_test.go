@@ -90,3 +90,21 @@ func TestPollLooksOnceAtLeastAndStopsAtAHit(t *testing.T) {
 		t.Fatalf("a hit at the third look: %d looks", looks)
 	}
 }
+
+// Await is Budget, Poll and the hit or miss in one: after missesMax waits
+// that found nothing, the next ones sleep at once, without looking.
+func TestAwaitRecordsItsMissesAndRests(t *testing.T) {
+	p := &Spinner{pause: restMin}
+	if !p.Await(func() bool { return true }) {
+		t.Fatal("a look that finds at once: Await says no")
+	}
+	for range missesMax {
+		if p.Await(func() bool { return false }) {
+			t.Fatal("a look that never finds: Await says yes")
+		}
+	}
+	looked := false
+	if p.Await(func() bool { looked = true; return true }) || looked {
+		t.Fatalf("after %d misses in a row a wait looked (%v) instead of resting", missesMax, looked)
+	}
+}

@@ -172,16 +172,10 @@ func (in *input) fill(want int, ready bool) {
 // blocks. feed writes the next batch as soon as it hears this one taken, so
 // it is usually on its way.
 func (in *input) await() int {
-	budget, ok := in.spin.Budget(0)
-	if !ok {
-		return 0
-	}
 	var n int
-	if spin.Poll(budget, func() bool { n = in.src.waiting(); return n > 0 }) {
-		in.spin.Hit()
+	if in.spin.Await(func() bool { n = in.src.waiting(); return n > 0 }) {
 		return n
 	}
-	in.spin.Missed()
 	return 0
 }
 

@@ -38,13 +38,7 @@ func main() {
 type pollingStdin struct{ spin *spin.Spinner }
 
 func (p pollingStdin) Read(b []byte) (int, error) {
-	if budget, ok := p.spin.Budget(0); ok {
-		if spin.Poll(budget, func() bool { return spin.Waiting(0) > 0 }) {
-			p.spin.Hit()
-		} else {
-			p.spin.Missed()
-		}
-	}
+	p.spin.Await(func() bool { return spin.Waiting(0) > 0 })
 	return os.Stdin.Read(b)
 }
 
