@@ -147,8 +147,8 @@ const sourceFrom = 1 << 20
 
 // Source returns the open file holding chunk c's entries and their offset
 // in it, when that file still holds them: c was read from the generation
-// being read, at least sourceFrom into it, and the file is still that
-// generation (its identity and first bytes) and at least as long as c. Its
+// being read, at least sourceFrom into it, and the file still has that
+// generation's first bytes and is at least as long as c. Its
 // bytes there are then c.Data, and can go to a pipe without a copy
 // (splice). ok is false when only c.Data is sure to hold them: the store
 // was rotated since c was read, or truncated in place and regrown.
@@ -164,16 +164,16 @@ func (r *Reader) Source(c Chunk) (f *os.File, off int64, ok bool) {
 	return r.f, c.Offset - g.Base, true
 }
 
-// holds says whether the file being read is still its generation's (its
-// identity and first bytes) and holds the bytes up to position end. It
-// runs before every splice and twice a read, so it allocates nothing: a
-// stat into the stack, not r.f.Stat(), and the signature read into the
-// Reader's buffer.
+// holds says whether the file being read still holds its generation's
+// bytes up to position end: it is that long, and its first bytes are still
+// the generation's. (Its identity cannot have changed: r.f is the file the
+// generation was taken from.) It runs before every splice and twice a
+// read, so it allocates nothing: a stat into the stack, not r.f.Stat(), and
+// the signature read into the Reader's buffer.
 func (r *Reader) holds(end int64) bool {
 	g := r.gen()
 	var st syscall.Stat_t
-	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size < end-g.Base ||
-		uint64(st.Dev) != g.Dev || st.Ino != g.Ino {
+	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size < end-g.Base {
 		return false
 	}
 	sig, err := signInto(r.f, g.SigLen, &r.sigBuf)
