@@ -35,7 +35,7 @@ type Kind int
 // does not know; a consumer ignores it.
 const (
 	KindUnknown Kind = iota
-	KindHello        // feed v=1
+	KindHello        // feed v=1 [window=]
 	KindStore        // store id= offset=
 	KindBatch        // batch id= offset= end= entries=
 	KindSkip         // skip id= offset= end= reason=
@@ -53,6 +53,7 @@ type Header struct {
 	Entries int    // KindBatch: how many entry lines follow
 	Reason  string // KindSkip: a word saying why the bytes are no entry
 	QuietMS int64  // KindIdle: milliseconds since the store last delivered an entry
+	Window  int64  // KindHello: the most bytes of a store's batches feed keeps in flight when asked; 0: one batch
 }
 
 // Report is one consumer → feed progress line. Taken equals Offset when the
@@ -61,6 +62,7 @@ type Report struct {
 	ID     string
 	Offset int64 // durable: everything before it is reflected in durable state
 	Taken  int64 // flow control: everything before it has been absorbed
+	Window int64 // flow control: the bytes of batches beyond Taken the consumer asks feed to send ahead; 0: one batch (the park)
 }
 
 // MaxBatchEntries bounds the entries= of a batch header, so that a corrupt
@@ -108,6 +110,9 @@ func ParseHeader(line []byte) (Header, error) {
 	case "feed":
 		h.Kind = KindHello
 		h.V, err = kv.str("v")
+		if err == nil {
+			err = kv.opt("window", &h.Window)
+		}
 	case "store":
 		h.Kind = KindStore
 		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset))
@@ -167,9 +172,7 @@ func ParseReport(line []byte) (Report, error) {
 	}
 	if err == nil {
 		r.Taken = r.Offset
-		if _, ok := kv.get("taken"); ok {
-			err = kv.num("taken", &r.Taken)
-		}
+		err = kv.all(kv.opt("taken", &r.Taken), kv.opt("window", &r.Window))
 	}
 	if err == nil && r.Taken < r.Offset {
 		err = fmt.Errorf("taken=%d is below offset=%d", r.Taken, r.Offset)
@@ -180,8 +183,14 @@ func ParseReport(line []byte) (Report, error) {
 	return r, nil
 }
 
-// AppendHello appends "feed v=1\n".
-func AppendHello(b []byte) []byte { return append(b, "feed v="+Version+"\n"...) }
+// AppendHello appends "feed v=1\n", with window= when window > 0.
+func AppendHello(b []byte, window int64) []byte {
+	b = append(b, "feed v="+Version...)
+	if window > 0 {
+		b = appendNum(b, " window=", window)
+	}
+	return append(b, '\n')
+}
 
 // AppendStore appends a store line.
 func AppendStore(b []byte, id string, offset int64) []byte {
@@ -229,13 +238,16 @@ func AppendEnd(b []byte, id string) []byte {
 
 // AppendReport appends a progress line; taken= is written only when it
 // differs from offset, so that the simplest consumer's line is the canonical
-// one.
+// one, and window= only when it asks for one.
 func AppendReport(b []byte, r Report) []byte {
 	b = append(b, "progress id="...)
 	b = append(b, r.ID...)
 	b = appendNum(b, " offset=", r.Offset)
 	if r.Taken != r.Offset {
 		b = appendNum(b, " taken=", r.Taken)
+	}
+	if r.Window > 0 {
+		b = appendNum(b, " window=", r.Window)
 	}
 	return append(b, '\n')
 }
@@ -348,6 +360,15 @@ func (kv *fields) word(k string, dst *string) error {
 	}
 	*dst = v
 	return err
+}
+
+// opt parses key k as num does when the line has it, and leaves dst alone
+// when it does not.
+func (kv *fields) opt(k string, dst *int64) error {
+	if _, ok := kv.get(k); !ok {
+		return nil
+	}
+	return kv.num(k, dst)
 }
 
 // num parses an unsigned decimal that fits an int64: no sign, no spaces, no
