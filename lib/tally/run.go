@@ -52,6 +52,9 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err != nil {
 		return err
 	}
+	if err := c.rep.greet(); err != nil {
+		return err
+	}
 	resume := make(map[string]int64, len(stores))
 	for _, p := range stores {
 		resume[p.ID] = p.Pos
@@ -99,6 +102,9 @@ func (c *consumer) readStores() ([]tape.Pos, []byte, error) {
 	}
 	if h.V != protocol.Version {
 		return nil, nil, fmt.Errorf("input starts with %q: feed speaks protocol v=%q, this tally v=%s: use a feed and tally of the same release", line, h.V, protocol.Version)
+	}
+	if h.Window > 0 {
+		c.window(h.Window)
 	}
 	var stores []tape.Pos
 	for {
