@@ -304,13 +304,11 @@ func TestTheFirstFsyncWaitsTheIntervalToo(t *testing.T) {
 func TestTallyAsksForTheWindowFeedOffersAndReportsTakenInHalvesOfIt(t *testing.T) {
 	dir := newStore(t)
 	in := "feed v=1 window=64\nstore id=web offset=0\n"
-	var ends []int64
 	pos := int64(0)
 	for i := range 6 {
 		b, end := batch(pos, 101+i, 101+i) // 16 bytes each
 		in += b
 		pos = end
-		ends = append(ends, end)
 	}
 	out, err := runInput(t, dir, in)
 	if err != nil {
