@@ -378,3 +378,24 @@ func TestTallyReportsWhatItOwesBeforeItWaitsForInput(t *testing.T) {
 	}
 	outW.Close()
 }
+
+func TestReportingTakenAllocatesNothingPerBatchWithOrWithoutAWindow(t *testing.T) {
+	for _, w := range []int64{0, 786432} {
+		r := newReporter(io.Discard)
+		r.add("web", 0)
+		r.ask(w)
+		var taken int64
+		allocs := testing.AllocsPerRun(1000, func() {
+			taken += 100_000 // a batch of 512 ~200-byte entries
+			if err := r.took(0, taken); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.owed(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("window %d: %.1f allocations per batch reported, want 0", w, allocs)
+		}
+	}
+}
