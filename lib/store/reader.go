@@ -321,7 +321,7 @@ func (r *Reader) fill() (got bool, err error) {
 	if rotated, err := r.truncated(next, next); rotated || err != nil {
 		return rotated, err
 	}
-	n, err := r.f.ReadAt(r.buf[r.end:], next-r.gen().Base)
+	n, err := r.f.ReadAt(r.buf[r.end:min(len(r.buf), r.end+readSize)], next-r.gen().Base)
 	afterRead()
 	if n > 0 {
 		if rotated, err := r.truncated(next, next+int64(n)); rotated || err != nil {
