@@ -186,9 +186,13 @@ func (in *input) await() int {
 }
 
 // pull reads what the source holds ready, without blocking, while less
-// than aheadSize is buffered.
-func (in *input) pull() {
-	if in.err != nil || in.w-in.r >= aheadSize {
+// than aheadSize is buffered or the buffer does not reach input position
+// until yet (the end of the batch being bucketed), so that a batch larger
+// than aheadSize that fits the buffer is wholly in memory, and reported
+// taken, as soon as it has arrived: feed then sends the next while this one
+// is bucketed, even when the batch fills the window alone.
+func (in *input) pull(until int64) {
+	if in.err != nil || (in.w-in.r >= aheadSize && in.base+int64(in.w) >= until) || in.w-in.r >= len(in.buf)-readSize {
 		return
 	}
 	if n := in.src.waiting(); n > 0 {
