@@ -3,8 +3,8 @@ package doc
 import (
 	"errors"
 	"math"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
