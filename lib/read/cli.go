@@ -88,10 +88,11 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringFlag{Name: "from", Usage: "first bucket start, inclusive: RFC 3339 or relative to now (-1h)"},
 			&cli.StringFlag{Name: "to", Usage: "last bucket start, exclusive: RFC 3339 or relative to now (-10m)"},
 			&cli.DurationFlag{Name: "step", Usage: "roll buckets up to this step, aligned to the epoch (1m, 1h)"},
-			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max for tapes without a document (for --step)"},
+			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max|histogram for tapes without a document (for --step and --quantile)"},
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
+			&cli.StringSliceFlag{Name: "quantile", Aliases: []string{"q"}, Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
@@ -108,6 +109,7 @@ type settings struct {
 	kindArgs map[string]doc.MetricKind
 	markers  bool
 	plot     bool
+	quantile []float64 // --quantile: show these of each histogram instead of the values
 	width    int // of a --plot chart
 	names    []string
 	parsed   bool
@@ -146,6 +148,13 @@ func (s *settings) parse(c *cli.Context) error {
 	}
 	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
 	s.plot, s.width = c.Bool("plot"), c.Int("width")
+	if s.quantile, err = parseQuantiles(c.StringSlice("quantile")); err != nil {
+		return command.Usage(err)
+	}
+	s.opt.Metrics = withHistogramSeries(s.opt.Metrics, s.kindArgs)
+	if len(s.quantile) > 0 && s.markers {
+		return command.Usage(errors.New("tgread: --quantile estimates from the values and --markers lists the markers instead of them; give one of the two"))
+	}
 	if s.plot && (c.IsSet("format") || s.markers) {
 		return command.Usage(errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot"))
 	}
@@ -180,7 +189,7 @@ func parseTime(v string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-10-10T13:55:30Z) nor a duration from now (-1h)", v)
 }
 
-var kindNames = map[string]doc.MetricKind{"count": doc.Count, "sum": doc.Sum, "min": doc.Min, "max": doc.Max}
+var kindNames = map[string]doc.MetricKind{"count": doc.Count, "sum": doc.Sum, "min": doc.Min, "max": doc.Max, "histogram": doc.Histogram}
 
 func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 	kinds := map[string]doc.MetricKind{}
@@ -188,7 +197,7 @@ func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 		name, k, _ := strings.Cut(a, "=")
 		kind, ok := kindNames[k]
 		if !ok || !tape.ValidMetric(name) {
-			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=count|sum|min|max", a)
+			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=count|sum|min|max|histogram", a)
 		}
 		kinds[name] = kind
 	}
@@ -242,6 +251,7 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 		return err
 	}
 	s.view.kinds = kinds
+	s.plotStep(srcs)
 	if err := s.view.checkStep(srcs); err != nil {
 		return command.Usage(err)
 	}
@@ -249,7 +259,13 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if len(s.quantile) > 0 {
+		rows = quantileRows(rows, s.quantile, kinds)
+	}
 	if s.plot {
+		if len(s.quantile) > 0 {
+			kinds = quantileKinds(rows, kinds)
+		}
 		writePlot(w, newChart(rows), s.width, kinds)
 		return nil
 	}
@@ -270,8 +286,13 @@ func (s *settings) knownMetrics(srcs []*source) error {
 		if src.kinds == nil {
 			return nil
 		}
-		for m := range src.kinds {
+		for m, k := range src.kinds {
 			defined[m] = true
+			if k == doc.Histogram {
+				for _, suffix := range doc.HistogramSuffixes {
+					defined[m+suffix] = true
+				}
+			}
 		}
 	}
 	for _, m := range s.opt.Metrics {

@@ -241,9 +241,11 @@ func writeTape(w *bufio.Writer, rows []*row, _ bool) error {
 	return nil
 }
 
-// writeOpenMetrics writes one gauge family a metric, its samples stamped
-// with the bucket start in seconds, then # EOF; promtool tsdb
-// create-blocks-from openmetrics backfills it. rows must be sorted by series.
+// writeOpenMetrics writes one gauge family a metric, and one histogram
+// family a histogram (its _bucket, _count and _sum series), its samples
+// stamped with the bucket start in seconds, then # EOF; promtool tsdb
+// create-blocks-from openmetrics backfills it. rows must be sorted by
+// series (bySeries).
 func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 	if err := oneSeriesTwice(rows); err != nil {
 		return err
@@ -251,10 +253,14 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 	var b []byte
 	for i, r := range rows {
 		b = b[:0]
-		if i == 0 || rows[i-1].metric != r.metric {
+		if i == 0 || rows[i-1].family() != r.family() {
 			b = append(b, "# TYPE "...)
-			b = append(b, r.metric...)
-			b = append(b, " gauge\n"...)
+			b = append(b, r.family()...)
+			if r.hist {
+				b = append(b, " histogram\n"...)
+			} else {
+				b = append(b, " gauge\n"...)
+			}
 		}
 		b = tape.AppendSeriesEscaped(b, r.metric, r.sorted, appendOpenMetricsValue)
 		b = append(b, ' ')
