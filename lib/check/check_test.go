@@ -70,9 +70,7 @@ func (f *fixture) load(t *testing.T) *Store {
 func (f *fixture) compare(t *testing.T) *Comparison {
 	t.Helper()
 	s := f.load(t)
-	src := []Source{{ID: "web1", Path: f.log}}
-	Prepare(s.Tape, src)
-	d, err := Derive(s.Doc, src)
+	d, err := Derive(s.Doc, s.Tape, []Input{{ID: "web1", Path: f.log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +406,7 @@ func TestDeriveFoldsSumMinMaxAndWhereAsTheSpecSays(t *testing.T) {
 	lines := []string{line(1, 200, "-"), line(2, 200, "-"), line(3, 503, "40"), line(4, 503, "2"), "not a line\n"}
 	f := newFixture(t, lines, "")
 	s := f.load(t)
-	d, err := Derive(s.Doc, []Source{{ID: "web1", Path: f.log, Limit: f.size}})
+	d, err := Derive(s.Doc, endedAt("web1", f.size), []Input{{ID: "web1", Path: f.log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,6 +422,12 @@ func TestDeriveFoldsSumMinMaxAndWhereAsTheSpecSays(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) || d.Fed["web1"] != 5 {
 		t.Fatalf("got %v fed %d, want %v fed 5", got, d.Fed["web1"], want)
 	}
+}
+
+// endedAt is a tape that knows nothing of store id but that it was read to
+// pos: every entry before pos is re-derived.
+func endedAt(id string, pos int64) *tape.Resolved {
+	return &tape.Resolved{End: &tape.Record{Kind: tape.End, At: []tape.Pos{{ID: id, Pos: pos}}}}
 }
 
 // ns returns the Unix nanoseconds of a clock time on the fixtures' day.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -181,7 +182,8 @@ func writeCSV(w *bufio.Writer, rows []*row, header bool) error {
 }
 
 // writeJSON writes one object a line:
-// {"time":"...","metric":"...","labels":{"k":"v"},"value":N}.
+// {"time":"...","metric":"...","labels":{"k":"v"},"value":N}, N null for a
+// NaN quantile.
 func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 	var b, shown []byte
 	for _, r := range rows {
@@ -200,11 +202,20 @@ func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 			b = appendJSONString(b, string(shown))
 		}
 		b = append(b, `},"value":`...)
-		b = tape.AppendValue(b, r.value)
+		b = appendJSONNumber(b, r.value)
 		b = append(b, "}\n"...)
 		w.Write(b)
 	}
 	return nil
+}
+
+// appendJSONNumber appends v, or null for a NaN (a quantile of buckets
+// that have none: histogram_quantile's NaN), which JSON has no number for.
+func appendJSONNumber(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	return tape.AppendValue(b, v)
 }
 
 // appendJSONString appends s, valid UTF-8, as a JSON string.
