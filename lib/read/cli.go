@@ -110,7 +110,7 @@ type settings struct {
 	markers  bool
 	plot     bool
 	quantile []float64 // --quantile: show these of each histogram instead of the values
-	width    int // of a --plot chart
+	width    int       // of a --plot chart
 	names    []string
 	parsed   bool
 }
