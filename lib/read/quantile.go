@@ -219,8 +219,8 @@ func monotonic(les []le) {
 // of them than a chart has columns: a column must show the quantile of its
 // buckets merged, which only a --step gives (a plot otherwise combines the
 // values a column spans, and quantiles do not add). The step is the
-// smallest multiple of the given --step, or of the widest window, that
-// fits.
+// smallest multiple of the given --step, or of the widest window (of a
+// bare tape, its buckets' spacing), that fits.
 func (s *settings) plotStep(srcs []*source) {
 	if !s.plot || len(s.quantile) == 0 {
 		return
@@ -241,6 +241,9 @@ func (s *settings) plotStep(srcs []*source) {
 			}
 			last, seen = max(last, p.Start), true
 		}
+	}
+	if base <= 0 {
+		base = time.Duration(smallestGap(srcs)) // a bare tape without seals: its buckets' spacing
 	}
 	if base <= 0 || !seen {
 		return
@@ -266,4 +269,24 @@ func quantileKinds(rows []*row, kinds map[string]doc.MetricKind) map[string]doc.
 		out[r.metric] = doc.Max
 	}
 	return out
+}
+
+// smallestGap returns the smallest gap between two bucket starts of the
+// sources' points, 0 for fewer than two.
+func smallestGap(srcs []*source) int64 {
+	var starts []int64
+	for _, src := range srcs {
+		for _, p := range src.res.Points {
+			starts = append(starts, p.Start)
+		}
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	var gap int64
+	for i := 1; i < len(starts); i++ {
+		if g := starts[i] - starts[i-1]; gap == 0 || g < gap {
+			gap = g
+		}
+	}
+	return gap
 }
