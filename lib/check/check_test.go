@@ -681,3 +681,57 @@ func TestAnEndRecordOfARunOverSomeStoresOnly(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+// Derive is one call: given only the stores as the user names them (id and
+// path), it takes from the tape how far each is known, its markers and its
+// seals' at=, so no step can be forgotten that would make it derive
+// nothing.
+func TestDeriveTakesWhatTheTapeSaysOfEachStoreByItself(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	s := f.load(t)
+	d, err := Derive(s.Doc, s.Tape, []Input{{ID: "web1", Path: f.log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Fed["web1"] != 5 || len(d.Buckets) != 3 || d.Buckets[ns("13:55:00")][`requests{status="200"}`].Value != 2 {
+		t.Fatalf("Derive fed %d entries into %d buckets, want 5 into 3: %+v", d.Fed["web1"], len(d.Buckets), d.Buckets)
+	}
+	if c := Compare(s, d); len(c.Diffs) != 0 {
+		t.Fatalf("differences: %+v", c.Diffs)
+	}
+}
+
+// A histogram re-derives as its tape lines: a _bucket per bound,
+// cumulative, le last and +Inf included, its _sum within a sum's rounding,
+// its _count; a value that is not a number is in none of them.
+func TestDeriveFoldsAHistogramIntoItsPrometheusSeries(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, "web1")
+	entries := "1791640201 200 5000\n1791640202 200 5001\n1791640203 200 -\n1791640204 200 20000000\n"
+	write(t, log, entries)
+	d, err := doc.Parse("h", []byte("format regex ^(?P<t>\\d+) (?P<status>\\d+) (?P<us>\\S+)$\ntime t layout=unix\nwindow 10s\nmetric latency histogram=us buckets=0.005,1 scale=0.000001 by=status\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, err := Derive(d, endedAt("web1", int64(len(entries))), []Input{{ID: "web1", Path: log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for text, s := range dv.Buckets[1791640200e9] {
+		got[text] = s.Value
+	}
+	want := map[string]float64{
+		`latency_bucket{status="200",le="0.005"}`: 1,
+		`latency_bucket{status="200",le="1"}`:     2,
+		`latency_bucket{status="200",le="+Inf"}`:  3,
+		`latency_sum{status="200"}`:               0.005 + 0.005001 + 20,
+		`latency_count{status="200"}`:             3,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("derived %v\nwant %v", got, want)
+	}
+	if b := dv.Buckets[1791640200e9][`latency_bucket{status="200",le="1"}`]; b.Bound != "1" || !Matches(b, 2) || Matches(b, 2.0000000001) {
+		t.Errorf("a bucket's count must match exactly and name its bound: %+v", b)
+	}
+}
