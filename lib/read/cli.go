@@ -43,8 +43,8 @@ pair winning, and prints them. A TALLYSTORE is a directory made by tally
 --provision (its tape, and its document for metric kinds); a TAPE is a file;
 none, or -, reads stdin, where a torn last line (a tape being written) is left
 out and each bucket is printed as its seal arrives, so that tail -f -n +1 tape |
-tgread - shows buckets as tally writes them (not with --step, --markers or
-openmetrics, svg or --plot, which need the whole tape). Series whose bucket
+tgread - shows buckets as tally writes them (not with --step, --quantile,
+--markers or openmetrics, svg or --plot, which need the whole tape). Series whose bucket
 has no seal in a tape that has seals (a group being written, or cut short by a
 crash) are left out with a note. Several tapes merge by summing each series
 (min of mins, max of maxes), or stay apart with --by-tape.
@@ -53,6 +53,12 @@ crash) are left out with a note. Several tapes merge by summing each series
 inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
 to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
 the store's document or, for a bare tape, from --kind METRIC=KIND.
+
+--quantile Q[,Q...] prints, instead of the values, each histogram's estimated
+quantiles per bucket (or --step), as Prometheus's histogram_quantile estimates
+them, from the buckets of every tape named summed first: a fleet's p99 is the
+p99 of the fleet's requests. A row is the histogram's name, its labels with
+quantile=Q, and the estimate.
 
 --plot draws each series as a bar chart in the terminal, $COLUMNS (or
 --width) wide, all on one time axis; --format svg writes one line chart of
@@ -72,13 +78,15 @@ Examples:
    ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count,bytes=sum --step 1h -
    tgread --markers web                            what was late, dropped or capped
    tgread --plot --metric requests --step 1m web   a chart per status, a minute a column
-   tgread --format svg --metric bytes web > bytes.svg`
+   tgread --format svg --metric bytes web > bytes.svg
+   tgread --quantile 0.5,0.99 --step 1m web-a web-b  the fleet's median and p99 latency a minute
+   tgread --plot --quantile 0.5,0.99 --metric latency web   p50 and p99 over time`
 
 func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -228,7 +236,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 
 // print resolves every tape named and writes what --format and --markers ask.
 func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
-	if s.streams() {
+	if s.streams() && len(s.quantile) == 0 { // a quantile needs a bucket's every tape and step whole
 		return s.stream(w, stdin, stderr)
 	}
 	var srcs []*source
