@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,4 +136,26 @@ func TestAPlotOfQuantilesRollsUpTheBucketsNotTheEstimates(t *testing.T) {
 	if r.code != 0 || xml.Unmarshal([]byte(r.stdout), new(any)) != nil || !strings.Contains(r.stdout, "latency{quantile=0.99}") || !strings.Contains(r.stdout, "latency{quantile=0.5}") {
 		t.Errorf("svg: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// FuzzParseQuantiles: any --quantile list is refused, or gives quantiles
+// from 0 to 1, each once, each read back from its text.
+func FuzzParseQuantiles(f *testing.F) {
+	for _, s := range []string{"0.5,0.99", "0", "1", "1.5", "-0", "NaN", "0x1p-2", "0.5,0.5", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		qs, err := parseQuantiles(strings.Split(s, ","))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "tgread: --quantile ") {
+				t.Fatalf("error %q does not say which --quantile", err)
+			}
+			return
+		}
+		for i, q := range qs {
+			if !(q >= 0 && q <= 1) || slices.Contains(qs[:i], q) {
+				t.Fatalf("parseQuantiles(%q) = %v", s, qs)
+			}
+		}
+	})
 }
