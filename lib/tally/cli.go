@@ -125,6 +125,9 @@ func listDocs() error {
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	for _, b := range doc.Builtins() {
 		fmt.Fprintf(w, "%s\t%s\n", b.Name, b.Summary)
+		if b.Server != "" {
+			fmt.Fprintf(w, "\t  server: %s\n", b.Server)
+		}
 	}
 	return w.Flush()
 }
