@@ -34,6 +34,7 @@ package doc
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -220,4 +221,24 @@ func (d *Doc) keyFields() []string {
 	}
 	add(d.TimeField)
 	return names
+}
+
+// FormatText says what the format expects of a line, for a message about
+// lines that do not have it.
+func (d *Doc) FormatText() string {
+	switch d.Format {
+	case ApacheCombined:
+		return `apache-combined (host ident user [time] "request" status bytes "referer" "agent")`
+	case ApacheCommon:
+		return `apache-common (host ident user [time] "request" status bytes)`
+	case Apache:
+		return "apache " + strconv.Quote(d.LogFormat.Source)
+	case Nginx:
+		return "nginx '" + d.LogFormat.Source + "'"
+	case JSON:
+		return "json (one JSON object a line)"
+	case Logfmt:
+		return "logfmt (key=value pairs)"
+	}
+	return "regex " + d.Regex
 }

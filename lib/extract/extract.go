@@ -155,6 +155,11 @@ func New(d *doc.Doc) (*Extractor, error) {
 	return x, nil
 }
 
+// CutRequests makes the extractor cut every request into method, path
+// and proto, whether the document reads them or not (tally --try
+// --fields shows every field).
+func (x *Extractor) CutRequests() { x.request = true }
+
 // Field returns a field's index in Entry.Fields, or -1 when the format has
 // no such field.
 func (x *Extractor) Field(name string) int {
