@@ -40,6 +40,7 @@ package doc
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -51,6 +52,10 @@ const (
 	ApacheCombined FormatKind = iota + 1 // host ident user time method path proto status bytes referer agent
 	ApacheCommon                         // host ident user time method path proto status bytes
 	Regex                                // RE2 with named groups, one field a group
+	Apache                               // an Apache LogFormat string (Doc.LogFormat)
+	Nginx                                // an nginx log_format string (Doc.LogFormat)
+	JSON                                 // one JSON object a line, fields by key path
+	Logfmt                               // key=value pairs, fields by key
 )
 
 // MetricKind is what a metric computes over a bucket's entries.
@@ -103,9 +108,11 @@ type Doc struct {
 	Name      string // the built-in name, or the path it was loaded from
 	Text      []byte // the document's source, frozen into a tally store
 	Format    FormatKind
-	Regex     string // Format == Regex: the RE2 source
-	TimeField string // the field holding the entry's time ("time" for the built-in formats)
-	Layout    string // clf, rfc3339, unix, unixms, or a Go layout
+	Regex     string     // Format == Regex: the RE2 source
+	LogFormat *LogFormat // Format == Apache or Nginx: the compiled format string
+	Keys      []Key      // Format == JSON or Logfmt: fields named on the format line
+	TimeField string     // the field holding the entry's time ("time" for the built-in formats)
+	Layout    string     // clf, rfc3339, unix, unixms, or a Go layout
 	Width     time.Duration
 	Grace     time.Duration
 	Cap       int // most series per metric per bucket
@@ -117,8 +124,24 @@ const (
 	LayoutCLF     = "clf"     // 10/Oct/2000:13:55:36 -0700
 	LayoutRFC3339 = "rfc3339" // 2000-10-10T20:55:36Z, optional fraction
 	LayoutUnix    = "unix"    // seconds since the epoch, optional fraction
-	LayoutUnixMs  = "unixms"  // integer milliseconds since the epoch
+	LayoutUnixMs  = "unixms"  // milliseconds since the epoch, optional fraction
+	LayoutUnixUs  = "unixus"  // integer microseconds since the epoch (Apache's %{usec}t)
 )
+
+// Key names a JSON key path (a.b.c, an array index a segment of digits) or
+// a logfmt key as a field: NAME=PATH on the format line.
+type Key struct{ Name, Path string }
+
+// KeyPath returns the key path a JSON or logfmt field reads: the one the
+// format line gives it, else the field's own name.
+func (d *Doc) KeyPath(name string) string {
+	for _, k := range d.Keys {
+		if k.Name == name {
+			return k.Path
+		}
+	}
+	return name
+}
 
 // apacheCommonFields are the fields of the Apache common log format, in
 // the order they appear on the line.
@@ -162,6 +185,10 @@ func (d *Doc) Fields() []string {
 		return append([]string(nil), apacheCombinedFields...)
 	case ApacheCommon:
 		return append([]string(nil), apacheCommonFields...)
+	case Apache, Nginx:
+		return d.LogFormat.Fields()
+	case JSON, Logfmt:
+		return d.keyFields()
 	case Regex:
 		re, err := regexp.Compile(d.Regex)
 		if err != nil {
@@ -181,4 +208,46 @@ func namedGroups(re *regexp.Regexp) []string {
 		}
 	}
 	return names
+}
+
+// keyFields are a JSON or logfmt document's fields: those its format line
+// names, then those its metrics and time directive read, each once. A key
+// format has every field a document asks for; one a line lacks is empty.
+func (d *Doc) keyFields() []string {
+	var names []string
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, k := range d.Keys {
+		add(k.Name)
+	}
+	for _, m := range d.Metrics {
+		for _, f := range m.Fields() {
+			add(f)
+		}
+	}
+	add(d.TimeField)
+	return names
+}
+
+// FormatText says what the format expects of a line, for a message about
+// lines that do not have it.
+func (d *Doc) FormatText() string {
+	switch d.Format {
+	case ApacheCombined:
+		return `apache-combined (host ident user [time] "request" status bytes "referer" "agent")`
+	case ApacheCommon:
+		return `apache-common (host ident user [time] "request" status bytes)`
+	case Apache:
+		return "apache " + strconv.Quote(d.LogFormat.Source)
+	case Nginx:
+		return "nginx '" + d.LogFormat.Source + "'"
+	case JSON:
+		return "json (one JSON object a line)"
+	case Logfmt:
+		return "logfmt (key=value pairs)"
+	}
+	return "regex " + d.Regex
 }

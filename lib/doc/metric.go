@@ -140,13 +140,14 @@ func isLabelName(s string) bool {
 }
 
 // isFieldName reports whether s can name a field: a regex group name
-// ([a-zA-Z0-9_]+) or one of the Apache fields.
+// ([a-zA-Z0-9_]+), a LogFormat field, or a JSON key path or logfmt key
+// (those may also hold '.', '-' and '@': request.headers.User-Agent).
 func isFieldName(s string) bool {
 	if s == "" {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isLetter(s[i]) && !isDigit(s[i]) {
+		if !isLetter(s[i]) && !isDigit(s[i]) && !strings.ContainsRune(".-@", rune(s[i])) {
 			return false
 		}
 	}

@@ -21,7 +21,7 @@ func TestParseErrorsNameTheLineAndWhatWasExpected(t *testing.T) {
 	}{
 		{"unknown directive", base + "buckets 10s\n", 4, `unknown directive "buckets"; want format, time, window, cap or metric`},
 		{"no format", "window 10s\nmetric r count\n", 2, "the document ends without a format; add one, e.g. format apache-combined"},
-		{"unknown format", "format nginx\nwindow 10s\nmetric r count\n", 1, formatWant},
+		{"unknown format", "format nginx-plus\nwindow 10s\nmetric r count\n", 1, formatWant},
 		{"format with extra word", "format apache-common extra\n", 1, formatWant},
 		{"second format", base + "format apache-common\n", 4, `a second "format" directive (the first is on line 1); keep one`},
 		{"empty regex", "format regex \n", 1, `"format regex" wants an RE2 with named groups, e.g. format regex ^(?P<time>\S+) (?P<status>\d+)$`},

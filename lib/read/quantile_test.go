@@ -4,8 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
