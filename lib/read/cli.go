@@ -268,7 +268,10 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 		return err
 	}
 	if len(s.quantile) > 0 {
-		rows = quantileRows(rows, s.quantile, kinds)
+		read := len(rows)
+		if rows = quantileRows(rows, s.quantile, kinds); len(rows) == 0 && read > 0 {
+			fmt.Fprintln(stderr, "tgread: note: --quantile found no histogram among the series read: no NAME_bucket series with an le label (of a tally store, NAME must be a histogram of its document); select one with --metric NAME")
+		}
 	}
 	if s.plot {
 		if len(s.quantile) > 0 {

@@ -112,6 +112,10 @@ func TestAHistogramIsSelectedByItsNameAndABareTapesByKind(t *testing.T) {
 	}
 	tgread(t, tp, "-f", "tape", "--kind", "latency=histogram", "--metric", "latency", "--step", "1m", "-q", "0.5").want(t, 0,
 		`2026-10-10T13:55:00Z latency{status="200",quantile="0.5"} 0.6666666666666666`+"\n")
+	r = tgread(t, "", "-q", "0.5", "--metric", "requests", a)
+	if r.code != 0 || r.stdout != "time\tmetric\tlabels\tvalue\n" || !strings.Contains(r.stderr, "--quantile found no histogram") {
+		t.Errorf("--quantile of a count: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	r = tgread(t, tp, "-f", "openmetrics", "--kind", "latency=histogram", "--kind", "requests=count")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "# TYPE latency histogram\nlatency_bucket{le=\"1\",status=\"200\"} 3 1791640530\n") || !strings.Contains(r.stdout, "# TYPE requests gauge\n") {
 		t.Errorf("openmetrics: exit %d\n%s%s", r.code, r.stdout, r.stderr)
