@@ -410,12 +410,6 @@ func appendLine(out, start []byte, name, suffix string, ls []byte, v float64) []
 // layout: NAME_bucket per bound, cumulative, le last among the labels and
 // +Inf last, then NAME_sum and NAME_count.
 func (m *metric) appendHistogram(out, start, ls []byte, vals []float64) []byte {
-	open := ls // the label set without its closing brace, ready for le
-	if len(open) == 0 {
-		open = []byte{'{'}
-	} else {
-		open = open[:len(open)-1]
-	}
 	var cum float64
 	for i, tail := range m.leTails {
 		cum += vals[i]
@@ -423,8 +417,10 @@ func (m *metric) appendHistogram(out, start, ls []byte, vals []float64) []byte {
 		out = append(out, ' ')
 		out = append(out, m.Name...)
 		out = append(out, doc.BucketSuffix...)
-		out = append(out, open...)
-		if len(ls) > 0 {
+		if len(ls) == 0 {
+			out = append(out, '{')
+		} else {
+			out = append(out, ls[:len(ls)-1]...) // the label set open again for le
 			out = append(out, ',')
 		}
 		out = append(out, tail...)
