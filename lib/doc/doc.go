@@ -4,7 +4,10 @@
 // A document is plain text, one directive a line:
 //
 //	format apache-combined|apache-common|regex RE2
-//	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms or a Go layout
+//	format apache "LOGFORMAT"       Apache's LogFormat string, or a nickname (combined, common)
+//	format nginx [escape=E] 'LOG_FORMAT'...   nginx's log_format strings, or combined
+//	format json|logfmt [NAME=PATH...]         fields by key path; NAME=PATH names one
+//	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms, unixus or a Go layout
 //	window DURATION [grace=DURATION]
 //	cap N
 //	metric NAME count|sum=F|min=F|max=F [by=F1,F2] [where=F<op>VALUE]
@@ -14,7 +17,9 @@
 // comment that runs to the end of the line. The one exception is a
 // "format regex" line: everything after "regex" and the white space that
 // follows it is the RE2, verbatim to the end of the line, so a '#' (or a
-// trailing space) in a regex stays part of it. A Go layout is everything
+// trailing space) in a regex stays part of it; on an apache or nginx
+// format line a comment may start only after the last closing quote. A
+// Go layout is everything
 // after "layout=" to the end of the line (comment and surrounding white
 // space removed), so it may contain spaces.
 //
@@ -22,7 +27,12 @@
 //   - Format is set; for Regex, Regex compiles and its named groups are
 //     unique and are the fields.
 //   - TimeField is a field of the format and Layout is valid (the built-in
-//     formats default to "time" and "clf").
+//     formats default to "time" and "clf", an apache or nginx format to
+//     its first time field; json and logfmt have no default).
+//   - For Apache and Nginx, LogFormat is set: no two fields are adjacent
+//     without a literal between them, and no field name repeats.
+//   - A JSON or logfmt format has every field the document names; a line
+//     that lacks one has it empty (extract says the rule).
 //   - Width > 0, Grace >= 0, Cap >= 1 (default 10000).
 //   - There is at least one metric; metric names are Prometheus metric names
 //     and unique; every by= name is a Prometheus label name and a field of
