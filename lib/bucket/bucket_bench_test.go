@@ -29,26 +29,12 @@ func benchLines(b *testing.B, n, paths int) ([][]byte, []int64) {
 }
 
 // benchRoller runs Roller.Entry over pre-split lines, the whole set per
-// b.N loop through a fresh Roller (what one tally --try or --run does),
-// taking the tape bytes as tally does after each batch of 512.
+// b.N loop through a fresh Roller (rollOnce).
 func benchRoller(b *testing.B, d *doc.Doc, lines [][]byte, pos []int64) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		r, err := New(d, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		st := r.AddStore("web1", 0)
-		for i, l := range lines {
-			r.Entry(st, pos[i], l)
-			if i%512 == 511 {
-				r.Take()
-			}
-		}
-		r.End(st)
-		r.Complete()
-		r.Take()
+		rollOnce(b, d, lines, pos)
 		n += len(lines)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "entries/s")
@@ -84,12 +70,19 @@ func TestRollerEntryAllocatesNothingPerEntryForTheBuiltinDocument(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	noAllocsPerEntry(t, d, `203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /a HTTP/1.1" 200 48213 "-" "curl/8.10.1"`)
+}
+
+// noAllocsPerEntry fails t when Roller.Entry of line, once its series
+// exist, allocates.
+func noAllocsPerEntry(t *testing.T, d *doc.Doc, text string) {
+	t.Helper()
 	r, err := New(d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := r.AddStore("web1", 0)
-	line := []byte(`203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /a HTTP/1.1" 200 48213 "-" "curl/8.10.1"`)
+	line := []byte(text)
 	var pos int64
 	add := func() {
 		r.Entry(st, pos, line)
@@ -101,7 +94,8 @@ func TestRollerEntryAllocatesNothingPerEntryForTheBuiltinDocument(t *testing.T) 
 	}
 }
 
-// rollOnce runs a fresh Roller over the lines, as benchRoller does once.
+// rollOnce runs a fresh Roller over the lines (what one tally --try or
+// --run does), taking the tape bytes as tally does after each batch of 512.
 func rollOnce(b *testing.B, d *doc.Doc, lines [][]byte, pos []int64) {
 	r, err := New(d, nil)
 	if err != nil {
