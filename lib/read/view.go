@@ -212,9 +212,32 @@ func byTime(a, b *row) int {
 
 // bySeries orders rows by family (a histogram's name for its series, else
 // the metric), then metric, labels and time: OpenMetrics wants each
-// family, and each series within it, contiguous.
+// family, and each series within it, contiguous. A histogram's rows go by
+// label set (le aside), then time, so that each of its points is whole in
+// OpenMetrics's order: its buckets by le, then _count, then _sum.
 func bySeries(a, b *row) int {
-	return cmp.Or(strings.Compare(a.family(), b.family()), cmp.Compare(a.rank, b.rank), cmp.Compare(a.start, b.start))
+	if c := strings.Compare(a.family(), b.family()); c != 0 || !a.hist || !b.hist {
+		return cmp.Or(c, cmp.Compare(a.rank, b.rank), cmp.Compare(a.start, b.start))
+	}
+	return cmp.Or(compareLabels(withoutBound(a.sorted), withoutBound(b.sorted)), cmp.Compare(a.start, b.start),
+		cmp.Compare(histogramPart(a.metric), histogramPart(b.metric)),
+		compareValues(doc.BoundLabel, labelValue(a.sorted, doc.BoundLabel), labelValue(b.sorted, doc.BoundLabel)))
+}
+
+// withoutBound returns labels but le: a histogram's label set. It copies
+// only when there is an le to leave out.
+func withoutBound(labels []tape.Label) []tape.Label {
+	if !slices.ContainsFunc(labels, isBound) {
+		return labels
+	}
+	return slices.DeleteFunc(slices.Clone(labels), isBound)
+}
+
+// histogramPart is a histogram series' place in an OpenMetrics point:
+// _bucket, _count, _sum.
+func histogramPart(metric string) int {
+	_, suffix, _ := doc.HistogramOf(metric)
+	return map[string]int{doc.BucketSuffix: 0, doc.CountSuffix: 1, doc.SumSuffix: 2}[suffix]
 }
 
 // family is the OpenMetrics family of a row: its histogram's name, or its
