@@ -112,6 +112,9 @@ func TestAHistogramIsSelectedByItsNameAndABareTapesByKind(t *testing.T) {
 	}
 	tgread(t, tp, "-f", "tape", "--kind", "latency=histogram", "--metric", "latency", "--step", "1m", "-q", "0.5").want(t, 0,
 		`2026-10-10T13:55:00Z latency{status="200",quantile="0.5"} 0.6666666666666666`+"\n")
+	// A bare tape without --kind: any NAME_bucket with an le is a
+	// histogram's bucket, as histogram_quantile takes it.
+	tgread(t, tp, "-f", "tape", "-q", "0.5").want(t, 0, `2026-10-10T13:55:30Z latency{status="200",quantile="0.5"} 0.6666666666666666`+"\n")
 	r = tgread(t, "", "-q", "0.5", "--metric", "requests", a)
 	if r.code != 0 || r.stdout != "time\tmetric\tlabels\tvalue\n" || !strings.Contains(r.stderr, "--quantile found no histogram") {
 		t.Errorf("--quantile of a count: exit %d\n%s%s", r.code, r.stdout, r.stderr)
