@@ -764,3 +764,12 @@ end at=web1:@END@
 		t.Fatalf("--max-drop 101: exit %d:\n%s", code, out)
 	}
 }
+
+// A document of a histogram only has no count to conserve: tgcheck says so
+// instead of printing nothing.
+func TestConservationWithoutACountMetricSaysThereIsNothingToBalance(t *testing.T) {
+	var out bytes.Buffer
+	if !printBalances(&out, nil) || !strings.Contains(out.String(), "conservation: the document has no count metric without where=") {
+		t.Errorf("printBalances(nil) wrote %q", out.String())
+	}
+}
