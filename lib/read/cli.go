@@ -43,8 +43,8 @@ pair winning, and prints them. A TALLYSTORE is a directory made by tally
 --provision (its tape, and its document for metric kinds); a TAPE is a file;
 none, or -, reads stdin, where a torn last line (a tape being written) is left
 out and each bucket is printed as its seal arrives, so that tail -f -n +1 tape |
-tgread - shows buckets as tally writes them (not with --step, --quantile,
---markers or openmetrics, svg or --plot, which need the whole tape). Series whose bucket
+tgread - shows buckets as tally writes them (not with --step, --markers or
+openmetrics, svg or --plot, which need the whole tape). Series whose bucket
 has no seal in a tape that has seals (a group being written, or cut short by a
 crash) are left out with a note. Several tapes merge by summing each series
 (min of mins, max of maxes), or stay apart with --by-tape.
@@ -236,7 +236,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 
 // print resolves every tape named and writes what --format and --markers ask.
 func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
-	if s.streams() && len(s.quantile) == 0 { // a quantile needs a bucket's every tape and step whole
+	if s.streams() {
 		return s.stream(w, stdin, stderr)
 	}
 	var srcs []*source

@@ -115,6 +115,18 @@ func quantileRows(rows []*row, qs []float64, kinds map[string]doc.MetricKind) []
 	return out
 }
 
+// groupQuantiles is quantileRows for a stream's group, a bucket sealed
+// whole (one tape, no --step: nothing else to merge), sorted as a stream
+// prints; without --quantile it is rows.
+func (s *settings) groupQuantiles(rows []*row) []*row {
+	if len(s.quantile) == 0 {
+		return rows
+	}
+	rows = quantileRows(rows, s.quantile, s.view.kinds)
+	slices.SortFunc(rows, byTime)
+	return rows
+}
+
 // rerank numbers rows' series in metric, then label, order, as rows does.
 func rerank(rows []*row) {
 	order := slices.Clone(rows)

@@ -3,6 +3,7 @@ package read
 import (
 	"encoding/xml"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -193,4 +194,26 @@ func FuzzParseQuantiles(f *testing.F) {
 			}
 		}
 	})
+}
+
+// On a streamed stdin each sealed bucket's quantiles are printed as its
+// seal arrives (tail -f tape | tgread --quantile 0.99 -): a sealed group is
+// its bucket whole.
+func TestAStreamedTapePrintsEachBucketsQuantilesAsItsSealArrives(t *testing.T) {
+	pr, pw := io.Pipe()
+	var out syncBuffer
+	done := make(chan int)
+	go func() { done <- run([]string{"tgread", "-f", "tape", "-q", "0.5"}, pr, &out, io.Discard, false, now) }()
+	io.WriteString(pw, `2026-10-10T13:55:30Z latency_bucket{le="1"} 3
+2026-10-10T13:55:30Z latency_bucket{le="+Inf"} 4
+seal 2026-10-10T13:55:30Z width=10s entries=4
+2026-10-10T13:55:40Z latency_bucket{le="1"} 1
+`)
+	waitFor(t, &out, `2026-10-10T13:55:30Z latency{quantile="0.5"} 0.6666666666666666`+"\n")
+	io.WriteString(pw, "2026-10-10T13:55:40Z latency_bucket{le=\"+Inf\"} 4\nseal 2026-10-10T13:55:40Z width=10s entries=4\n")
+	waitFor(t, &out, `2026-10-10T13:55:40Z latency{quantile="0.5"} 1`+"\n")
+	pw.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
 }

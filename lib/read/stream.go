@@ -98,6 +98,7 @@ func (st *streamer) flush() error {
 		return err
 	}
 	slices.SortFunc(rows, byTime)
+	rows = st.s.groupQuantiles(rows)
 	if err := formats[st.s.format](st.w, rows, st.header); err != nil {
 		return err
 	}
