@@ -100,7 +100,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
-			&cli.StringSliceFlag{Name: "quantile", Aliases: []string{"q"}, Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
+			&cli.StringSliceFlag{Name: "quantile", Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },

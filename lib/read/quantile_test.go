@@ -111,12 +111,12 @@ func TestAHistogramIsSelectedByItsNameAndABareTapesByKind(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stdout, "requests") || strings.Count(r.stdout, "latency_") != 4 {
 		t.Errorf("--metric latency: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	tgread(t, tp, "-f", "tape", "--kind", "latency=histogram", "--metric", "latency", "--step", "1m", "-q", "0.5").want(t, 0,
+	tgread(t, tp, "-f", "tape", "--kind", "latency=histogram", "--metric", "latency", "--step", "1m", "--quantile", "0.5").want(t, 0,
 		`2026-10-10T13:55:00Z latency{status="200",quantile="0.5"} 0.6666666666666666`+"\n")
 	// A bare tape without --kind: any NAME_bucket with an le is a
 	// histogram's bucket, as histogram_quantile takes it.
-	tgread(t, tp, "-f", "tape", "-q", "0.5").want(t, 0, `2026-10-10T13:55:30Z latency{status="200",quantile="0.5"} 0.6666666666666666`+"\n")
-	r = tgread(t, "", "-q", "0.5", "--metric", "requests", a)
+	tgread(t, tp, "-f", "tape", "--quantile", "0.5").want(t, 0, `2026-10-10T13:55:30Z latency{status="200",quantile="0.5"} 0.6666666666666666`+"\n")
+	r = tgread(t, "", "--quantile", "0.5", "--metric", "requests", a)
 	if r.code != 0 || r.stdout != "time\tmetric\tlabels\tvalue\n" || !strings.Contains(r.stderr, "--quantile found no histogram") {
 		t.Errorf("--quantile of a count: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -164,11 +164,11 @@ func TestAPlotOfQuantilesRollsUpTheBucketsNotTheEstimates(t *testing.T) {
 			b.WriteString(start + ` latency_bucket{le="1"} 1` + "\n" + start + ` latency_bucket{le="+Inf"} 2` + "\n")
 		}
 	}
-	r := tgread(t, b.String(), "--plot", "--width", "40", "--kind", "latency=histogram", "-q", "0.5,0.99")
+	r := tgread(t, b.String(), "--plot", "--width", "40", "--kind", "latency=histogram", "--quantile", "0.5,0.99")
 	if r.code != 0 || !strings.Contains(r.stdout, "latency{quantile=0.5}  min 1  max 1  a bar per 20s") || !strings.Contains(r.stdout, "latency{quantile=0.99}") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = tgread(t, b.String(), "-f", "svg", "--kind", "latency=histogram", "-q", "0.5,0.99")
+	r = tgread(t, b.String(), "-f", "svg", "--kind", "latency=histogram", "--quantile", "0.5,0.99")
 	if r.code != 0 || xml.Unmarshal([]byte(r.stdout), new(any)) != nil || !strings.Contains(r.stdout, "latency{quantile=0.99}") || !strings.Contains(r.stdout, "latency{quantile=0.5}") {
 		t.Errorf("svg: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -203,7 +203,7 @@ func TestAStreamedTapePrintsEachBucketsQuantilesAsItsSealArrives(t *testing.T) {
 	pr, pw := io.Pipe()
 	var out syncBuffer
 	done := make(chan int)
-	go func() { done <- run([]string{"tgread", "-f", "tape", "-q", "0.5"}, pr, &out, io.Discard, false, now) }()
+	go func() { done <- run([]string{"tgread", "-f", "tape", "--quantile", "0.5"}, pr, &out, io.Discard, false, now) }()
 	io.WriteString(pw, `2026-10-10T13:55:30Z latency_bucket{le="1"} 3
 2026-10-10T13:55:30Z latency_bucket{le="+Inf"} 4
 seal 2026-10-10T13:55:30Z width=10s entries=4
