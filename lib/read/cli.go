@@ -269,7 +269,10 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 	}
 	if len(s.quantile) > 0 {
 		read := len(rows)
-		if rows = quantileRows(rows, s.quantile, kinds); len(rows) == 0 && read > 0 {
+		if rows, err = quantileRows(rows, s.quantile, kinds); err != nil {
+			return err
+		}
+		if len(rows) == 0 && read > 0 {
 			fmt.Fprintln(stderr, "tgread: note: --quantile found no histogram among the series read: no NAME_bucket series with an le label (of a tally store, NAME must be a histogram of its document); select one with --metric NAME")
 		}
 	}

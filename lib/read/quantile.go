@@ -77,8 +77,10 @@ type histogramRows struct {
 // with quantile=Q, and the estimate. The rows are merged already (tapes
 // summed, --step rolled up), so a fleet's quantile is estimated from the
 // fleet's buckets, as histogram_quantile(q, sum by (le) (...)) does, and
-// never averaged from each tape's. Other rows are left out.
-func quantileRows(rows []*row, qs []float64, kinds map[string]doc.MetricKind) []*row {
+// never averaged from each tape's. Other rows are left out. A histogram
+// with a label named quantile of its own is refused: its rows would have
+// the label twice.
+func quantileRows(rows []*row, qs []float64, kinds map[string]doc.MetricKind) ([]*row, error) {
 	byKey := map[histogramKey]*histogramRows{}
 	var hs []*histogramRows
 	var b []byte
@@ -92,6 +94,9 @@ func quantileRows(rows []*row, qs []float64, kinds map[string]doc.MetricKind) []
 			continue // histogram_quantile ignores a bucket whose le is not a number
 		}
 		labels := slices.DeleteFunc(slices.Clone(r.labels), isBound)
+		if slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == quantileLabel }) {
+			return nil, fmt.Errorf("tgread: histogram %s has a label named %s, so --quantile cannot add one; read its _bucket series without --quantile", base, quantileLabel)
+		}
 		b = tape.AppendSeries(b[:0], base, sortedLabels(labels))
 		k := histogramKey{r.start, string(b)}
 		h := byKey[k]
@@ -112,19 +117,19 @@ func quantileRows(rows []*row, qs []float64, kinds map[string]doc.MetricKind) []
 		}
 	}
 	rerank(out)
-	return out
+	return out, nil
 }
 
 // groupQuantiles is quantileRows for a stream's group, a bucket sealed
 // whole (one tape, no --step: nothing else to merge), sorted as a stream
 // prints; without --quantile it is rows.
-func (s *settings) groupQuantiles(rows []*row) []*row {
+func (s *settings) groupQuantiles(rows []*row) ([]*row, error) {
 	if len(s.quantile) == 0 {
-		return rows
+		return rows, nil
 	}
-	rows = quantileRows(rows, s.quantile, s.view.kinds)
+	rows, err := quantileRows(rows, s.quantile, s.view.kinds)
 	slices.SortFunc(rows, byTime)
-	return rows
+	return rows, err
 }
 
 // rerank numbers rows' series in metric, then label, order, as rows does.

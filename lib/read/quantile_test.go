@@ -116,6 +116,10 @@ func TestAHistogramIsSelectedByItsNameAndABareTapesByKind(t *testing.T) {
 	// A bare tape without --kind: any NAME_bucket with an le is a
 	// histogram's bucket, as histogram_quantile takes it.
 	tgread(t, tp, "-f", "tape", "--quantile", "0.5").want(t, 0, `2026-10-10T13:55:30Z latency{status="200",quantile="0.5"} 0.6666666666666666`+"\n")
+	r = tgread(t, `2026-10-10T13:55:30Z x_bucket{quantile="a",le="+Inf"} 1`+"\n", "--quantile", "0.5")
+	if r.code != 1 || r.stderr != "tgread: histogram x has a label named quantile, so --quantile cannot add one; read its _bucket series without --quantile\n" {
+		t.Errorf("a histogram with a quantile label: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	r = tgread(t, "", "--quantile", "0.5", "--metric", "requests", a)
 	if r.code != 0 || r.stdout != "time\tmetric\tlabels\tvalue\n" || !strings.Contains(r.stderr, "--quantile found no histogram") {
 		t.Errorf("--quantile of a count: exit %d\n%s%s", r.code, r.stdout, r.stderr)
