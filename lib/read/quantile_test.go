@@ -207,7 +207,9 @@ func TestAStreamedTapePrintsEachBucketsQuantilesAsItsSealArrives(t *testing.T) {
 	pr, pw := io.Pipe()
 	var out syncBuffer
 	done := make(chan int)
-	go func() { done <- run([]string{"tgread", "-f", "tape", "--quantile", "0.5"}, pr, &out, io.Discard, false, now) }()
+	go func() {
+		done <- run([]string{"tgread", "-f", "tape", "--quantile", "0.5"}, pr, &out, io.Discard, false, now)
+	}()
 	io.WriteString(pw, `2026-10-10T13:55:30Z latency_bucket{le="1"} 3
 2026-10-10T13:55:30Z latency_bucket{le="+Inf"} 4
 seal 2026-10-10T13:55:30Z width=10s entries=4
