@@ -111,7 +111,7 @@ func ParseHeader(line []byte) (Header, error) {
 		h.Kind = KindHello
 		h.V, err = kv.str("v")
 		if err == nil {
-			err = kv.opt("window", &h.Window)
+			err = kv.optNum("window", &h.Window)
 		}
 	case "store":
 		h.Kind = KindStore
@@ -172,7 +172,7 @@ func ParseReport(line []byte) (Report, error) {
 	}
 	if err == nil {
 		r.Taken = r.Offset
-		err = kv.all(kv.opt("taken", &r.Taken), kv.opt("window", &r.Window))
+		err = kv.all(kv.optNum("taken", &r.Taken), kv.optNum("window", &r.Window))
 	}
 	if err == nil && r.Taken < r.Offset {
 		err = fmt.Errorf("taken=%d is below offset=%d", r.Taken, r.Offset)
@@ -362,9 +362,9 @@ func (kv *fields) word(k string, dst *string) error {
 	return err
 }
 
-// opt parses key k as num does when the line has it, and leaves dst alone
+// optNum parses key k as num does when the line has it, and leaves dst alone
 // when it does not.
-func (kv *fields) opt(k string, dst *int64) error {
+func (kv *fields) optNum(k string, dst *int64) error {
 	if _, ok := kv.get(k); !ok {
 		return nil
 	}
