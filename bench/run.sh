@@ -207,25 +207,28 @@ fi
 # run of each per round), so that a machine whose speed drifts during the
 # run (a shared VM) biases none of the ratios between them.
 : >"$W/try.runs" >"$W/p512.runs" >"$W/p4096.runs" >"$W/p65536.runs"
-for b in 512 65536; do : >"$W/a$b.runs" >"$W/s$b.runs"; done
+for b in 512 65536; do : >"$W/a$b.runs" >"$W/s$b.runs" >"$W/w$b.runs"; done
 i=0
 while [ "$i" -lt "$RUNS" ]; do
 	seconds taskset -c 0 "$BIN/tally" --try --doc apache-combined "$LOG" >>"$W/try.runs"
 	for b in 512 4096 65536; do
 		pipeline "$b" "$LOG" >>"$W/p$b.runs"
 	done
-	# feed alone: ackconsumer -poll polls for each batch as tally does;
-	# without it, it sleeps between batches (s: the sleeper's wake-up, once
-	# a batch, is then the consumer's cost in feed's figure).
+	# feed alone: ackconsumer -poll polls for each batch as tally does
+	# without a window; without it, it sleeps between batches (s: the
+	# sleeper's wake-up, once a batch, is then the consumer's cost in feed's
+	# figure); -window asks for feed's window, as tally does (w).
 	for b in 512 65536; do
 		seconds "$BIN/feed" -q --batch-size "$b" "$LOG" -- "$BIN/ackconsumer" -poll >>"$W/a$b.runs"
 		seconds "$BIN/feed" -q --batch-size "$b" "$LOG" -- "$BIN/ackconsumer" >>"$W/s$b.runs"
+		seconds "$BIN/feed" -q --batch-size "$b" "$LOG" -- "$BIN/ackconsumer" -window >>"$W/w$b.runs"
 	done
 	i=$((i + 1))
 done
 for b in 512 65536; do
 	medians "a$b" "$W/a$b.runs"
 	medians "s$b" "$W/s$b.runs"
+	medians "w$b" "$W/w$b.runs"
 done
 for f in try p512 p4096 p65536; do
 	medians "$f" "$W/$f.runs"
@@ -267,10 +270,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a 
 # row FIGURE NAME NOTE: a line of the table for the medians T_NAME and C_NAME.
 row() {
 	eval "t=\$T_$2 c=\$C_$2"
-	printf '%-44s %8s %8s %12s   %s\n' "$1" "$t" "$c" "$(rate "$entries" "$t")" "$3"
+	printf '%-47s %8s %8s %12s   %s\n' "$1" "$t" "$c" "$(rate "$entries" "$t")" "$3"
 }
 
-printf '\n%-44s %8s %8s %12s   %s\n' "figure ($entries lines, median of $RUNS)" "seconds" "CPU s" "entries/s" "notes"
+printf '\n%-47s %8s %8s %12s   %s\n' "figure ($entries lines, median of $RUNS)" "seconds" "CPU s" "entries/s" "notes"
 row "cat FILE >/dev/null" cat "floor: reading the bytes"
 row "wc -l FILE" wc "floor: a bare line count"
 if [ -n "$T_mawk" ]; then
@@ -292,6 +295,10 @@ for b in 512 65536; do
 	row "feed --batch-size $b -- ackconsumer" "s$b" "feed alone, a consumer that sleeps between batches"
 done
 echo "    512 vs 65536: $(ratio "$T_s512" "$T_s65536")x the time (its wake-up, once a batch)"
+for b in 512 65536; do
+	row "feed --batch-size $b -- ackconsumer -window" "w$b" "feed alone, a consumer that asks for the window"
+done
+echo "    512 vs 65536: $(ratio "$T_w512" "$T_w65536")x the time"
 for p in 10 1000 100000; do
 	row "tally --try by=path, $p paths (1 core)" "path$p" "$(cat "$W/series$p") bucket-series"
 done
