@@ -56,6 +56,7 @@ type stream struct {
 	entryAt time.Time   // when the store last delivered an entry
 	warned  bool        // the stall warning is printed
 	gens    int         // generations of the store already noted
+	from    string      // where the resume position came from (protocol.FromCursor, ...)
 }
 
 // feeder runs one feed: the main loop over the streams, the ledger of what
@@ -141,7 +142,7 @@ func (f *feeder) open() error {
 	start := make([]int64, len(f.opt.Stores))
 	now := time.Now()
 	for i, st := range f.opt.Stores {
-		m, err := f.resume(st)
+		m, from, err := f.resume(st)
 		if err != nil {
 			return err
 		}
@@ -149,7 +150,7 @@ func (f *feeder) open() error {
 		if err != nil {
 			return fmt.Errorf("feed: store %s: %w", st.ID, err)
 		}
-		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1})
+		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1, from: from})
 		ids[i], start[i] = st.ID, m.Offset
 	}
 	f.led = newLedger(ids, start)
@@ -172,23 +173,24 @@ func sameFile(stores []Store) error {
 	return nil
 }
 
-// resume returns where a store starts: 0 on --reset, else its cursor
-// mark, else (a store the cursor does not know) --from.
-func (f *feeder) resume(st Store) (cursor.Mark, error) {
+// resume returns where a store starts, and where that came from: 0 on
+// --reset, else its cursor mark, else (a store the cursor does not know)
+// --from.
+func (f *feeder) resume(st Store) (cursor.Mark, string, error) {
 	if m, ok := f.cp.cur[st.ID]; ok && !f.opt.Reset {
-		return m, nil
+		return m, protocol.FromCursor, nil
 	}
 	if err := f.renamed(st); err != nil {
-		return cursor.Mark{}, err
+		return cursor.Mark{}, "", err
 	}
 	if !f.opt.FromEnd || f.opt.Reset {
-		return cursor.Mark{}, nil
+		return cursor.Mark{}, protocol.FromStart, nil
 	}
 	pos, err := store.EndOfLastLine(st.Path)
 	if err != nil {
-		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
+		return cursor.Mark{}, "", fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
-	return cursor.Mark{Offset: pos}, nil
+	return cursor.Mark{Offset: pos}, protocol.FromEnd, nil
 }
 
 // renamed refuses a store the cursor does not know by its id but follows
@@ -249,7 +251,8 @@ func (f *feeder) loop() error {
 	var b []byte
 	b = protocol.AppendHello(b)
 	for _, s := range f.streams {
-		b = protocol.AppendStore(b, s.ID, s.r.Pos())
+		g := s.r.GenAt(s.r.Pos())
+		b = protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
 	}
 	if err := f.write(b); err != nil {
 		return err
