@@ -152,6 +152,13 @@ func (f *feeder) open() error {
 		if err != nil {
 			return f.resumeErr(st, m, err)
 		}
+		if ok, err := r.AtLineStart(); err != nil || !ok {
+			r.Close()
+			if err == nil {
+				err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, store.Rederive)
+			}
+			return fmt.Errorf("feed: store %s: %w", st.ID, err)
+		}
 		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1, from: from})
 		ids[i], start[i] = st.ID, m.Offset
 	}

@@ -66,7 +66,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err := b.save(dir, tw.File()); err != nil {
 		return err
 	}
-	if c.roller, err = bucket.New(d, known); err != nil {
+	if c.roller, err = newRoller(d, known); err != nil {
 		return err
 	}
 	for _, p := range stores {
