@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,13 +19,18 @@ import (
 // bindingsFile is the tally store's record of what its tape was counted
 // from (docs/bindings.md):
 //
-//	tape dev=2049 ino=131077                                 the tape file the lines below belong to
+//	tape dev=2049 ino=131077 size=9120                       the tape file the lines below belong to, and its size when a run last ended
 //	doc crc=5d41402a                                         CRC-32 of the document the tape was begun with
 //	store id=web1 offset=0 gen=0 sig=30d022ed siglen=256     a store generation's first bytes
 //
 // A store line says that the tape counts store web1's generation starting
 // at position gen= from content whose first siglen= bytes have the CRC-32
 // sig=, and that a run first delivered that store to this tape at offset=.
+// size= is the tape's size once a run's last records were durable and
+// reported: a tape found shorter lost records whose entries feed's cursor
+// is past (a tail cut by hand, a bad restore), and is refused, not
+// repaired with the claim that they are replayed. (A tail a crash tore is
+// past size=: its entries were never reported durable, so they are.)
 // It is a side file, not tape records, so that tapes stay what they were
 // (byte for byte the tape of an uninterrupted run) and a run's checks read
 // a few lines, not the whole tape. It is rewritten whole (atomically)
@@ -42,6 +48,7 @@ type binding struct {
 // bindings is the parsed bindings file.
 type bindings struct {
 	dev, ino uint64 // the tape file's identity
+	size     int64  // the tape's size when a run last ended
 	doc      uint32
 	hasDoc   bool
 	stores   []binding
@@ -69,14 +76,24 @@ func (b *bindings) parseLine(line []byte) error {
 	word, rest, _ := strings.Cut(string(line), " ")
 	switch word {
 	case "tape":
-		dev, ino, ok := strings.Cut(rest, " ")
+		w := strings.Split(rest, " ")
 		var err error
-		if b.dev, err = keyNum(dev, "dev", 10); err == nil && ok {
-			b.ino, err = keyNum(ino, "ino", 10)
+		var size uint64
+		if len(w) != 3 {
+			err = errors.New("three keys")
 		}
-		if err != nil || !ok {
-			return fmt.Errorf("%q is not tape dev=N ino=N", line)
+		for i, k := range []struct {
+			key string
+			dst *uint64
+		}{{"dev", &b.dev}, {"ino", &b.ino}, {"size", &size}} {
+			if err == nil {
+				*k.dst, err = keyNum(w[i], k.key, 10)
+			}
 		}
+		if err != nil || size > math.MaxInt64 {
+			return fmt.Errorf("%q is not tape dev=N ino=N size=N", line)
+		}
+		b.size = int64(size)
 	case "doc":
 		crc, err := keyNum(rest, "crc", 16)
 		if err != nil || len(rest) != len("crc=")+8 {
@@ -109,7 +126,7 @@ func keyNum(w, key string, base int) (uint64, error) {
 
 // format returns the file's text.
 func (b *bindings) format() []byte {
-	out := fmt.Appendf(nil, "tape dev=%d ino=%d\n", b.dev, b.ino)
+	out := fmt.Appendf(nil, "tape dev=%d ino=%d size=%d\n", b.dev, b.ino, b.size)
 	if b.hasDoc {
 		out = fmt.Appendf(out, "doc crc=%08x\n", b.doc)
 	}
@@ -168,13 +185,18 @@ func loadBindings(dir, tp string) (*bindings, error) {
 	return b, nil
 }
 
-// save writes the bindings file whole, for the tape file tape.
-func (b *bindings) save(dir string, tape *os.File) error {
+// save writes the bindings file whole, for the tape file tape; with ended,
+// the tape's size is recorded as the size at a run's end (everything on it
+// durable and reported).
+func (b *bindings) save(dir string, tape *os.File, ended bool) error {
 	fi, err := tape.Stat()
 	if err != nil {
 		return err
 	}
 	b.dev, b.ino = fileID(fi)
+	if ended {
+		b.size = fi.Size()
+	}
 	text := b.format()
 	if bytes.Equal(text, b.read) {
 		return nil
@@ -204,6 +226,23 @@ type declared struct {
 // from the stores: both steps, in order.
 func rederive(dir string) string {
 	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset with the same stores, -- tally --run %s", filepath.Join(dir, documentFile), dir, dir)
+}
+
+// checkSize refuses a tape shorter (once its torn tail is cut) than when
+// a run last ended, unless every store is replayed from 0: which entries
+// the records cut from it held, and so whether feed's cursor is before
+// them, the rest of the tape cannot say.
+func (b *bindings) checkSize(dir string, size int64, torn int, decl []declared) error {
+	if size >= b.size {
+		return nil
+	}
+	for _, s := range decl {
+		if s.pos > 0 {
+			return fmt.Errorf("the tape of %s is %d bytes once its torn tail (%d bytes) is cut, shorter than the %d it was when its last run ended: records were cut from it (by hand, or a restore of an older copy), and store %s resumes at %d, past entries they may have held, which would not be replayed but lost. Nothing was written. Replay every store from 0 into it, feed --reset with the same stores (what the tape still holds is recognised, not counted again), or re-derive: %s",
+				dir, size, torn, b.size, s.id, s.pos, rederive(dir))
+		}
+	}
+	return nil
 }
 
 // checkDoc refuses a document other than the one the tape was begun with,

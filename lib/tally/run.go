@@ -63,7 +63,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if len(torn) > 0 {
 		note("cut %d bytes of a torn last record group from the tape (a crash, a full disk, or an edit in the middle of an append); every store resumes at or before what the rest of the tape holds, so their entries are replayed", len(torn))
 	}
-	if err := b.save(dir, tw.File()); err != nil {
+	if err := b.save(dir, tw.File(), false); err != nil {
 		return err
 	}
 	if c.roller, err = newRoller(d, known); err != nil {
@@ -85,7 +85,10 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err := tw.Sync(); err != nil {
 		return err
 	}
-	return c.rep.durable(c.safe)
+	if err := c.rep.durable(c.safe); err != nil {
+		return err
+	}
+	return b.save(dir, tw.File(), true)
 }
 
 // readStores reads "feed v=1" and the store lines, and returns the stores
@@ -164,6 +167,9 @@ func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declar
 	}
 	b, err := loadBindings(c.dir, tp)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := b.checkSize(c.dir, size, len(torn), decl); err != nil {
 		return nil, nil, nil, err
 	}
 	if err := b.checkDoc(c.dir, doc, size); err != nil {
