@@ -36,7 +36,12 @@ done
 // seconds; it returns the directory, what was printed and the exit status.
 func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, string, int) {
 	t.Helper()
-	dir := t.TempDir()
+	return runFeedIn(t, t.TempDir(), content, hold, edit)
+}
+
+// runFeedIn is runFeed in dir, which may hold a cursor from an earlier run.
+func runFeedIn(t *testing.T, dir, content, hold string, edit func(*Options)) (string, string, int) {
+	t.Helper()
 	os.WriteFile(filepath.Join(dir, "s.log"), []byte(content), 0o644)
 	os.WriteFile(filepath.Join(dir, "ack.sh"), []byte(slowAck), 0o644)
 	t.Chdir(dir)
