@@ -187,8 +187,8 @@ func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
 		}
 		check = fmt.Sprintf("; check both with tgcheck --against %s=%s --against %s.2=%s %s", st.ID, cp, st.ID, st.Path, tallyStore(f.opt.Consumer))
 	}
-	return fmt.Errorf("feed: store %s: %s; %s, which re-derives the tally store from what the files hold now. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
-		st.ID, rep.What(), store.Rederive, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
+	return fmt.Errorf("feed: store %s: %s; %s. That counts the tally store again from what %s holds now, without its old content. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
+		st.ID, rep.What(), store.Rederive, st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
 }
 
 // storeArg is how a store is named on the command line.
