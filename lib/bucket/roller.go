@@ -80,6 +80,7 @@ type store struct {
 	run       *tape.Record // open !late or !drop run
 	frontier  int64        // how far the tape already accounts for this store
 	spans     []span       // marker ranges already on the tape
+	watch     formatWatch  // entries dropped in this run, for FormatNotes
 }
 
 // Roller buckets entries and produces tape bytes. See the package doc for
@@ -105,6 +106,7 @@ type Roller struct {
 	future  int64            // the document's bound ahead of the wall clock; 0: none
 	now     func() time.Time // the wall clock
 	limit   int64            // newest time an entry may have: now + future, taken once per Lines
+	format  string           // the document's format, for FormatNotes
 }
 
 // SetClock replaces the wall clock the future bound is taken from (tests).
@@ -125,7 +127,7 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 		k = NewKnown(nil)
 	}
 	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k,
-		future: int64(d.Future), now: time.Now}
+		future: int64(d.Future), now: time.Now, format: d.FormatText()}
 	// Every bucket up to the last seal on the tape is closed, and so is one
 	// a !late marker names, sealed or not (an idle store's quiet time may
 	// have passed its end while it was empty): resuming the event time
@@ -210,7 +212,9 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		s.processed = end
 		return
 	}
-	if reason := r.x.Extract(line, &r.entry); reason != "" {
+	reason := r.x.Extract(line, &r.entry)
+	s.watch.entry(line, reason)
+	if reason != "" {
 		r.mark(s, tape.Drop, 0, pos, end, reason)
 		s.processed = end
 		r.checkCatchUp(s)
