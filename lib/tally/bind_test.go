@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
 )
 
 // storeLine is a store line of feed for store web at pos, with the
@@ -153,4 +156,29 @@ func FuzzParseBindings(f *testing.F) {
 			t.Fatalf("%q: %q reads back as %q", text, b.format(), again.format())
 		}
 	})
+}
+
+// --replace moves the bindings aside with the old tape: they say what it
+// was counted from, and the new tape starts bound to nothing.
+func TestReplaceMovesTheBindingsAsideWithTheOldTape(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101, 112)
+	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "30d022ed", "start")+b1); err != nil {
+		t.Fatal(err)
+	}
+	bound, _ := os.ReadFile(filepath.Join(dir, bindingsFile))
+	d, _ := doc.Parse("test", []byte(testDoc))
+	moved, err := provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old, _ := os.ReadFile(moved + "." + bindingsFile); len(bound) == 0 || string(old) != string(bound) {
+		t.Fatalf("the old bindings %q are not beside the old tape: %q", bound, old)
+	}
+	if _, err := os.Stat(filepath.Join(dir, bindingsFile)); err == nil {
+		t.Fatal("the new tape kept the old tape's bindings")
+	}
+	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "1a2b3c4d", "start")+b1); err != nil {
+		t.Fatalf("other content into the new tape: %v", err)
+	}
 }

@@ -47,6 +47,11 @@ func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved strin
 		if err := os.Rename(tp, moved); err != nil {
 			return "", err
 		}
+		// The bindings say what the old tape was counted from: they go
+		// with it (a new tape could reuse its inode once it is deleted).
+		if err := os.Rename(filepath.Join(dir, bindingsFile), moved+"."+bindingsFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return moved, err
+		}
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, documentFile), d.Text); err != nil {
 		return moved, err
