@@ -1,0 +1,389 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/prometheus/prompb"
+	"github.com/timbertally/timbertally/lib/command"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// Options are a parsed tgpush command line.
+type Options struct {
+	Dir        string        // the tally store
+	URL        *url.URL      // the receiver's remote-write endpoint
+	Labels     []prompb.Label // --label, sorted by name
+	Cursor     string        // the cursor file
+	From       string        // start, end or an RFC 3339 time; "" is start
+	Once       bool          // push what is sealed now, then exit
+	Auth       Auth
+	Timeout    time.Duration // of one request
+	Backoff    Backoff
+	Poll       time.Duration // how often a followed tape is looked at
+	MaxSamples int           // samples per request, at most (a group larger is sent whole)
+	Quiet      bool
+	Progress   bool // a progress line on stderr (a terminal)
+	Stderr     io.Writer
+}
+
+// pusher is one run.
+type pusher struct {
+	o       *Options
+	fl      *follower
+	s       *sender
+	cur     Cursor
+	skip    int64 // groups whose bucket starts before it are not sent (--from TIME)
+	limit   int64 // --once: the tape's length at start
+	last    tape.Record // the newest seal read (from the cursor at start)
+	prog    *progress
+	quirked map[string]bool
+}
+
+// Run pushes until ctx is done (a signal: nil), the tape is pushed up to
+// its length at start (--once: nil), or a failure that retrying cannot
+// mend.
+func Run(ctx context.Context, o *Options) error {
+	tapePath := filepath.Join(o.Dir, "tape")
+	if _, err := os.Stat(filepath.Join(o.Dir, "document")); err != nil {
+		return fmt.Errorf("tgpush: %s is not a tally store (%v); name the directory tally --provision made", o.Dir, unwrapPath(err))
+	}
+	lk, err := lock(o.Cursor)
+	if err != nil {
+		return err
+	}
+	defer lk.Close()
+	fl, err := openTape(tapePath)
+	if err != nil {
+		return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+	}
+	defer fl.Close()
+	p := &pusher{o: o, fl: fl, quirked: map[string]bool{}}
+	fl.quirks = p.quirk
+	if err := p.start(); err != nil {
+		return err
+	}
+	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
+		return err
+	}
+	if o.Once {
+		if p.limit, err = fl.size(); err != nil {
+			return err
+		}
+	}
+	if o.Progress {
+		p.prog = newProgress(o.Stderr)
+		defer p.prog.done()
+	}
+	err = p.loop(ctx)
+	if errors.Is(err, context.Canceled) {
+		p.note("stopped; the next run resumes " + p.resumes())
+		return nil
+	}
+	return err
+}
+
+// start places the follower: at the cursor, or where --from says on a
+// first run.
+func (p *pusher) start() error {
+	cur, ok, err := loadCursor(p.o.Cursor)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if p.o.From != "" {
+			return command.Usagef("tgpush: the cursor %s already says where to resume (%s); --from is for a first run: leave it out, or remove the cursor to start elsewhere", p.o.Cursor, p.resumesAt(cur))
+		}
+		same, err := p.fl.same(cur.ID)
+		if err != nil {
+			return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+		}
+		size, err := p.fl.size()
+		if err != nil {
+			return err
+		}
+		if !same || size < cur.Offset {
+			return p.replacedError(cur)
+		}
+		p.cur, p.fl.off = cur, cur.Offset
+		if cur.Offset > 0 {
+			p.last = tape.Record{Kind: tape.Seal, Start: cur.Bucket, Width: cur.Width}
+		}
+		return nil
+	}
+	switch from := p.o.From; from {
+	case "", "start":
+	case "end":
+		if p.fl.off, err = lastSealEnd(p.fl); err != nil {
+			return err
+		}
+	default:
+		t, err := time.Parse(time.RFC3339Nano, from)
+		if err != nil {
+			return command.Usagef("tgpush: --from %s is not start, end or an RFC 3339 time (2026-10-10T13:55:30Z)", from)
+		}
+		p.skip = t.UnixNano()
+	}
+	return nil
+}
+
+// lastSealEnd is the offset just past the tape's last seal (0 when it has
+// none): --from end starts with the next group.
+func lastSealEnd(fl *follower) (int64, error) {
+	size, err := fl.size()
+	if err != nil {
+		return 0, err
+	}
+	// Only whole lines are scanned: a torn last line is a group being written.
+	whole := size
+	if whole > 0 {
+		buf := make([]byte, 1)
+		for whole > 0 {
+			if _, err := fl.f.ReadAt(buf, whole-1); err != nil {
+				return 0, err
+			}
+			if buf[0] == '\n' {
+				break
+			}
+			whole--
+		}
+	}
+	var end int64
+	err = tape.ScanBack(fl.f, whole, func(rec *tape.Record, e int64) bool {
+		if rec.Kind == tape.Seal {
+			end = e
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("tgpush: %s: %v; it was not written by tally, or was damaged", fl.path, err)
+	}
+	return end, nil
+}
+
+// maxGroups bounds the groups read at once, and so the memory of a backlog.
+const maxGroups = 1024
+
+func (p *pusher) loop(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		size, err := p.fl.size()
+		if err != nil {
+			return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+		}
+		limit := size
+		if p.o.Once {
+			limit = p.limit
+		}
+		groups, err := p.fl.read(limit, maxGroups)
+		if err != nil {
+			return err
+		}
+		if len(groups) > 0 {
+			if err := p.push(ctx, groups); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.o.Once {
+			return nil
+		}
+		if gone, err := p.fl.replaced(); err != nil || gone {
+			if err != nil {
+				return fmt.Errorf("tgpush: cannot look at the tape: %v", err)
+			}
+			if n, _ := p.fl.size(); n > p.fl.off { // the old tape's last groups are read first
+				continue
+			}
+			return p.replacedError(p.cur)
+		}
+		if p.prog != nil {
+			p.prog.show(p.behind(size))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(p.o.Poll):
+		}
+	}
+}
+
+// push sends groups in requests of about MaxSamples samples, saving the
+// cursor after each request the receiver took.
+func (p *pusher) push(ctx context.Context, groups []Group) error {
+	b := newBatch(p.o.Labels)
+	for i, g := range groups {
+		p.add(b, g)
+		if b.samples >= p.o.MaxSamples || i == len(groups)-1 {
+			if err := p.send(ctx, b); err != nil {
+				return err
+			}
+			b = newBatch(p.o.Labels)
+		}
+	}
+	return nil
+}
+
+// add puts a group in a batch; a group --from TIME skips is there only for
+// the cursor to move past it.
+func (p *pusher) add(b *batch, g Group) {
+	at := g.Seal.Start
+	if g.sealed() {
+		p.last = g.Seal
+	} else {
+		at = p.last.Start + int64(p.last.Width) - int64(time.Millisecond)
+	}
+	switch {
+	case g.sealed() && at >= p.skip, !g.sealed() && p.last.Kind == tape.Seal && len(g.Markers) > 0:
+		b.add(g, at/1e6)
+	default:
+		b.groups = append(b.groups, placed{g, at, false})
+	}
+}
+
+// send sends one batch and saves the cursor past it. A refused batch of
+// several groups is sent again a group at a time, so that the groups
+// before the refused one are pushed and the refusal names its bucket.
+func (p *pusher) send(ctx context.Context, b *batch) error {
+	if b.samples > 0 {
+		err := p.s.send(ctx, &b.req)
+		var ref *Refused
+		if errors.As(err, &ref) && len(b.groups) > 1 && ref.Status != http.StatusUnauthorized && ref.Status != http.StatusForbidden {
+			for _, g := range b.groups {
+				one := newBatch(p.o.Labels)
+				if g.sent {
+					one.add(g.Group, g.at/1e6)
+				} else {
+					one.groups = append(one.groups, g)
+				}
+				if err := p.send(ctx, one); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err != nil {
+			return p.refusedError(err, b)
+		}
+	}
+	last := b.groups[len(b.groups)-1]
+	id := p.fl.id
+	if id.SigLen < sigSpan { // the tape was shorter at open: sign more of it now
+		if fresh, err := fileIdentity(p.fl.f, sigSpan); err == nil {
+			id, p.fl.id = fresh, fresh
+		}
+	}
+	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width}
+	for _, g := range b.groups {
+		if g.sealed() {
+			p.cur.Bucket, p.cur.Width = g.Seal.Start, g.Seal.Width
+		}
+	}
+	if err := p.cur.save(p.o.Cursor); err != nil {
+		return err
+	}
+	if p.prog != nil {
+		size, _ := p.fl.size()
+		p.prog.pushed(len(b.groups), b.samples, p.behind(size))
+	}
+	return nil
+}
+
+func (p *pusher) behind(size int64) int64 { return size - p.fl.off }
+
+// resumes says where the next run starts, for notes.
+func (p *pusher) resumes() string { return p.resumesAt(p.cur) }
+
+func (p *pusher) resumesAt(c Cursor) string {
+	if c.Offset == 0 {
+		return "at the tape's start"
+	}
+	return "after the bucket at " + timeText(c.Bucket)
+}
+
+func (p *pusher) note(msg string) {
+	if p.o.Quiet {
+		return
+	}
+	if p.prog != nil {
+		p.prog.clear()
+	}
+	fmt.Fprintf(p.o.Stderr, "tgpush: note: %s\n", msg)
+}
+
+// quirk notes, once per kind, a record kind this tgpush does not know.
+func (p *pusher) quirk(off int64, text string) {
+	word, _, _ := strings.Cut(text, " ")
+	if p.quirked[word] {
+		return
+	}
+	p.quirked[word] = true
+	p.note(fmt.Sprintf("the tape has records of a kind this tgpush does not know (%q at byte %d); they carry no sample and are passed over", word, off))
+}
+
+// replacedError says that the tape the cursor was taken on is gone, and how
+// to push the one that replaced it without doubling what the receiver holds.
+func (p *pusher) replacedError(c Cursor) error {
+	pushed := "nothing of the old tape was pushed"
+	how := fmt.Sprintf("remove the cursor %s and run tgpush again (--from start)", p.o.Cursor)
+	if c.Offset > 0 {
+		next := timeText(c.Bucket + int64(c.Width))
+		pushed = "the old one was pushed through the bucket at " + timeText(c.Bucket)
+		how = fmt.Sprintf("the new tape re-derives buckets the receiver already holds, which it refuses when their values differ; to push the buckets after those, remove the cursor %s and run tgpush --from %s; to push the whole new tape, push it to a receiver (or tenant) that does not hold the old one, with --from start", p.o.Cursor, next)
+	}
+	return fmt.Errorf("tgpush: the tape of %s is not the one the cursor was taken on: it was replaced (tally --provision --replace keeps the old one as tape.replaced.*) or truncated; %s; %s", p.o.Dir, pushed, how)
+}
+
+// refusedError explains an answer that retrying cannot change.
+func (p *pusher) refusedError(err error, b *batch) error {
+	var ref *Refused
+	if !errors.As(err, &ref) {
+		return err
+	}
+	where := fmt.Sprintf("%s (nothing from it on was pushed; the next run resumes %s)", b.span(), p.resumes())
+	text := clip(ref.Text)
+	switch {
+	case ref.Status == 0:
+		return fmt.Errorf("tgpush: TLS with the receiver failed at %s: %s; for a certificate signed by your own CA give --ca-file, for a receiver that wants a client certificate --cert-file and --key-file, for one that speaks plain http an http:// --url", where, text)
+	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
+		return fmt.Errorf("tgpush: the receiver refused the credentials (%d %s) at %s; %s, then run tgpush again", ref.Status, http.StatusText(ref.Status), where, p.credentialFix())
+	case strings.Contains(ref.Text, "HTTP request to an HTTPS server"):
+		return fmt.Errorf("tgpush: the receiver speaks https, not http, at %s; give --url https://… (with --ca-file for your own CA) and run tgpush again", where)
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; if the samples are older than it takes (out of bounds, too old), backfill those buckets another way (tgread --format openmetrics --from %s --to T %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: remove the cursor %s and run tgpush --from T, T being a bucket start the receiver takes; otherwise fix what the receiver names and run tgpush again",
+		where, text, timeText(b.groups[0].Seal.Start), p.o.Dir, p.o.Cursor)
+}
+
+// credentialFix names the flags that give the credentials tgpush sent.
+func (p *pusher) credentialFix() string {
+	a := &p.o.Auth
+	switch {
+	case a.BearerTokenFile != "":
+		return "check the token in --bearer-token-file " + a.BearerTokenFile
+	case a.BasicUser != "":
+		return "check --basic-auth-user and the password in --basic-auth-password-file " + a.BasicPasswordFile
+	case len(a.Headers) > 0:
+		return "give credentials: --bearer-token-file, or --basic-auth-user with --basic-auth-password-file (and check the --header values)"
+	}
+	return "give credentials: --bearer-token-file, or --basic-auth-user with --basic-auth-password-file"
+}
+
+// clip bounds a receiver's answer quoted in a message.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
