@@ -19,12 +19,12 @@ import (
 
 // Options are a parsed tgpush command line.
 type Options struct {
-	Dir        string        // the tally store
-	URL        *url.URL      // the receiver's remote-write endpoint
+	Dir        string         // the tally store
+	URL        *url.URL       // the receiver's remote-write endpoint
 	Labels     []prompb.Label // --label, sorted by name
-	Cursor     string        // the cursor file
-	From       string        // start, end or an RFC 3339 time; "" is start
-	Once       bool          // push what is sealed now, then exit
+	Cursor     string         // the cursor file
+	From       string         // start, end or an RFC 3339 time; "" is start
+	Once       bool           // push what is sealed now, then exit
 	Auth       Auth
 	Timeout    time.Duration // of one request
 	Backoff    Backoff
@@ -41,8 +41,8 @@ type pusher struct {
 	fl      *follower
 	s       *sender
 	cur     Cursor
-	skip    int64 // groups whose bucket starts before it are not sent (--from TIME)
-	limit   int64 // --once: the tape's length at start
+	skip    int64       // groups whose bucket starts before it are not sent (--from TIME)
+	limit   int64       // --once: the tape's length at start
 	last    tape.Record // the newest seal read (from the cursor at start)
 	prog    *progress
 	quirked map[string]bool
