@@ -122,9 +122,15 @@ func (p *pusher) start() error {
 	switch from := p.o.From; from {
 	case "", "start":
 	case "end":
-		if p.fl.off, err = lastSealEnd(p.fl); err != nil {
+		seal, end, err := lastSeal(p.fl)
+		if err != nil || end == 0 {
 			return err
 		}
+		// Saved now: a run that finds nothing new must not leave the
+		// next to start from the tape's start.
+		p.fl.off, p.last = end, seal
+		p.cur = Cursor{Offset: end, ID: p.fl.id, Bucket: seal.Start, Width: seal.Width}
+		return p.cur.save(p.o.Cursor)
 	default:
 		t, err := time.Parse(time.RFC3339Nano, from)
 		if err != nil {
@@ -135,12 +141,13 @@ func (p *pusher) start() error {
 	return nil
 }
 
-// lastSealEnd is the offset just past the tape's last seal (0 when it has
-// none): --from end starts with the next group.
-func lastSealEnd(fl *follower) (int64, error) {
+// lastSeal is the tape's last seal and the offset just past it (0 when it
+// has none): --from end starts with the next group.
+func lastSeal(fl *follower) (tape.Record, int64, error) {
+	var seal tape.Record
 	size, err := fl.size()
 	if err != nil {
-		return 0, err
+		return seal, 0, err
 	}
 	// Only whole lines are scanned: a torn last line is a group being written.
 	whole := size
@@ -148,7 +155,7 @@ func lastSealEnd(fl *follower) (int64, error) {
 		buf := make([]byte, 1)
 		for whole > 0 {
 			if _, err := fl.f.ReadAt(buf, whole-1); err != nil {
-				return 0, err
+				return seal, 0, err
 			}
 			if buf[0] == '\n' {
 				break
@@ -159,15 +166,15 @@ func lastSealEnd(fl *follower) (int64, error) {
 	var end int64
 	err = tape.ScanBack(fl.f, whole, func(rec *tape.Record, e int64) bool {
 		if rec.Kind == tape.Seal {
-			end = e
+			seal, end = *rec, e
 			return false
 		}
 		return true
 	})
 	if err != nil {
-		return 0, fmt.Errorf("tgpush: %s: %v; it was not written by tally, or was damaged", fl.path, err)
+		return seal, 0, fmt.Errorf("tgpush: %s: %v; it was not written by tally, or was damaged", fl.path, err)
 	}
-	return end, nil
+	return seal, end, nil
 }
 
 // maxGroups bounds the groups read at once, and so the memory of a backlog.
@@ -188,6 +195,9 @@ func (p *pusher) loop(ctx context.Context) error {
 		}
 		groups, err := p.fl.read(limit, maxGroups)
 		if err != nil {
+			if len(groups) > 0 { // the groups before a damaged line are the tape's
+				err = errors.Join(p.push(ctx, groups), err)
+			}
 			return err
 		}
 		if len(groups) > 0 {
