@@ -193,3 +193,8 @@ func TestTgpushOnceBackfillsVictoriaMetricsWithExactlyTheTapeAndTheFleetLabel(t 
 	sameRows(t, series, want)
 	checkQuality(t, quality, log, st)
 }
+
+// synthFile writes n lines of synth's default October log time.
+func synthFile(path string, n int) error {
+	return synth.WriteFile(path, synth.Config{Seed: 1, N: n})
+}

@@ -229,17 +229,18 @@ func (p *pusher) loop(ctx context.Context) error {
 	}
 }
 
-// push sends groups in requests of about MaxSamples samples, saving the
-// cursor after each request the receiver took.
+// push sends the groups one at a time, saving the cursor after each the
+// receiver took. One group a request is what makes a re-send after a kill
+// harmless: the group in flight is the newest of every series in it, and a
+// receiver takes a series' newest sample again as a duplicate, while an
+// older one (a second group of the batch already taken) is "out of order"
+// to Prometheus and Mimir, a refusal.
 func (p *pusher) push(ctx context.Context, groups []Group) error {
-	b := newBatch(p.o.Labels)
-	for i, g := range groups {
+	for _, g := range groups {
+		b := newBatch(p.o.Labels)
 		p.add(b, g)
-		if b.samples >= p.o.MaxSamples || i == len(groups)-1 {
-			if err := p.send(ctx, b); err != nil {
-				return err
-			}
-			b = newBatch(p.o.Labels)
+		if err := p.send(ctx, b); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -262,28 +263,11 @@ func (p *pusher) add(b *batch, g Group) {
 	}
 }
 
-// send sends one batch and saves the cursor past it. A refused batch of
-// several groups is sent again a group at a time, so that the groups
-// before the refused one are pushed and the refusal names its bucket.
+// send sends one group's batch, in requests of at most MaxSamples
+// samples, and saves the cursor past it once the receiver took them all.
 func (p *pusher) send(ctx context.Context, b *batch) error {
-	if b.samples > 0 {
-		err := p.s.send(ctx, &b.req)
-		var ref *Refused
-		if errors.As(err, &ref) && len(b.groups) > 1 && ref.Status != http.StatusUnauthorized && ref.Status != http.StatusForbidden {
-			for _, g := range b.groups {
-				one := newBatch(p.o.Labels)
-				if g.sent {
-					one.add(g.Group, g.at/1e6)
-				} else {
-					one.groups = append(one.groups, g)
-				}
-				if err := p.send(ctx, one); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if err != nil {
+	for _, req := range b.requests(p.o.MaxSamples) {
+		if err := p.s.send(ctx, req); err != nil {
 			return p.refusedError(err, b)
 		}
 	}
@@ -371,8 +355,15 @@ func (p *pusher) refusedError(err error, b *batch) error {
 	case strings.Contains(ref.Text, "HTTP request to an HTTPS server"):
 		return fmt.Errorf("tgpush: the receiver speaks https, not http, at %s; give --url https://… (with --ca-file for your own CA) and run tgpush again", where)
 	}
-	return fmt.Errorf("tgpush: the receiver refused %s: %s; if the samples are older than it takes (out of bounds, too old), backfill those buckets another way (tgread --format openmetrics --from %s --to T %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: remove the cursor %s and run tgpush --from T, T being a bucket start the receiver takes; otherwise fix what the receiver names and run tgpush again",
-		where, text, timeText(b.groups[0].Seal.Start), p.o.Dir, p.o.Cursor)
+	if strings.Contains(ref.Text, "out of order") || strings.Contains(ref.Text, "duplicate sample") {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
+	}
+	restart := "run tgpush --from T"
+	if _, err := os.Stat(p.o.Cursor); err == nil {
+		restart = fmt.Sprintf("remove the cursor %s and run tgpush --from T", p.o.Cursor)
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; if the samples are older than it takes (out of bounds, too old), backfill those buckets another way (tgread --format openmetrics --from %s --to T %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes; otherwise fix what the receiver names and run tgpush again",
+		where, text, timeText(b.groups[0].at), p.o.Dir, restart)
 }
 
 // credentialFix names the flags that give the credentials tgpush sent.

@@ -111,6 +111,25 @@ func (b *batch) labels(metric string, labels []tape.Label) []prompb.Label {
 	return out
 }
 
+// requests splits the batch into requests of at most max samples (one
+// sample a series: a batch holds one group).
+func (b *batch) requests(max int) []*prompb.WriteRequest {
+	if b.samples == 0 {
+		return nil
+	}
+	if b.samples <= max {
+		return []*prompb.WriteRequest{&b.req}
+	}
+	var out []*prompb.WriteRequest
+	ts := b.req.Timeseries
+	for len(ts) > 0 {
+		n := min(max, len(ts))
+		out = append(out, &prompb.WriteRequest{Timeseries: ts[:n]})
+		ts = ts[n:]
+	}
+	return out
+}
+
 // span names the buckets of the batch's groups, for messages.
 func (b *batch) span() string {
 	first, last := b.groups[0].at, b.groups[len(b.groups)-1].at
