@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"syscall"
 
 	"github.com/timbertally/timbertally/lib/tape"
 )
@@ -73,11 +72,11 @@ func fileIdentity(f *os.File, span int64) (identity, error) {
 	if err != nil {
 		return identity{}, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ok := tape.Inode(fi)
 	if !ok {
 		return identity{}, errors.New("the tape's file system gives no inode")
 	}
-	id := identity{Dev: uint64(st.Dev), Ino: st.Ino}
+	id := identity{Dev: dev, Ino: ino}
 	id.Sig, id.SigLen, err = signature(f, min(span, fi.Size()))
 	return id, err
 }
@@ -105,18 +104,11 @@ func (fl *follower) same(id identity) (bool, error) {
 // --provision --replace renamed it aside and made a new one), or the file
 // was truncated below the offset read.
 func (fl *follower) replaced() (bool, error) {
-	fi, err := os.Stat(fl.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return true, nil
+	if moved, err := tape.Moved(fl.f, fl.path); err != nil || moved {
+		return moved, err
 	}
-	if err != nil {
-		return false, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || uint64(st.Dev) != fl.id.Dev || st.Ino != fl.id.Ino {
-		return true, nil
-	}
-	return fi.Size() < fl.off, nil
+	size, err := fl.size()
+	return size < fl.off, err
 }
 
 // size is the open tape's current length.

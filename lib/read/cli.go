@@ -16,13 +16,16 @@ package read
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -35,7 +38,9 @@ import (
 // Main runs the tgread command line on os.Args and returns its exit status.
 func Main() int {
 	tty := isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd())
-	return run(os.Args, os.Stdin, os.Stdout, os.Stderr, tty, time.Now())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return runContext(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, tty, time.Now())
 }
 
 const description = `Resolves tally tapes: one value per (bucket, series), the last line for a
@@ -93,6 +98,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
+			&cli.BoolFlag{Name: "follow", Usage: "print the tape's sealed buckets as they are sealed, until stopped (one TALLYSTORE)"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
 	})
@@ -110,6 +116,8 @@ type settings struct {
 	plot     bool
 	width    int // of a --plot chart
 	names    []string
+	follow   bool
+	poll     time.Duration // how often --follow looks at the tape
 	parsed   bool
 }
 
@@ -150,6 +158,14 @@ func (s *settings) parse(c *cli.Context) error {
 		return command.Usage(errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot"))
 	}
 	s.names = c.Args().Slice()
+	if s.follow = c.Bool("follow"); s.follow {
+		switch {
+		case len(s.names) != 1 || s.names[0] == "-":
+			return command.Usagef("tgread: --follow follows one tally store (or tape file), not stdin; name it (a pipe is followed without --follow: tail -f tape | tgread -)")
+		case !s.streamable():
+			return command.Usagef("tgread: --follow prints group by group, which --step, --markers, --plot, openmetrics and svg cannot (they need the whole tape); leave them out")
+		}
+	}
 	if len(s.names) == 0 {
 		s.names = []string{"-"}
 	}
@@ -196,12 +212,17 @@ func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now time.Time) int {
-	s := &settings{now: now, tty: tty}
+	return runContext(context.Background(), args, stdin, stdout, stderr, tty, now)
+}
+
+// runContext is run with a context that stops --follow (a signal).
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now time.Time) int {
+	s := &settings{now: now, tty: tty, poll: followPoll}
 	a := app(stdout, stderr, s)
 	err := a.Run(command.Interspersed(a, args))
 	if err == nil && s.parsed { // not --help
 		w := bufio.NewWriterSize(stdout, 64<<10)
-		err = s.print(w, stdin, stderr)
+		err = s.print(ctx, w, stdin, stderr)
 		if ferr := w.Flush(); err == nil && ferr != nil {
 			err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
 		}
@@ -218,9 +239,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 }
 
 // print resolves every tape named and writes what --format and --markers ask.
-func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
-	if s.streams() {
-		return s.stream(w, stdin, stderr)
+func (s *settings) print(ctx context.Context, w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
+	switch {
+	case s.follow:
+		return s.followTape(ctx, w, s.names[0], stderr)
+	case s.streams():
+		return s.stream(w, stdin, "stdin", false, stderr)
 	}
 	var srcs []*source
 	for _, name := range s.names {
