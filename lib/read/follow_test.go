@@ -61,7 +61,7 @@ func TestFollowPrintsEachGroupWhenItsSealIsAppendedAndNeverHalfAGroup(t *testing
 	stop := following(t, &out, &errOut, "--format", "tsv", dir)
 	waitFor(t, &out, "2026-10-10T13:55:30Z\trequests\tstatus=404\t1\n")
 	appendTo(t, filepath.Join(dir, "tape"), followGroups[cut:cut+10]) // a torn seal
-	time.Sleep(20 * time.Millisecond)                                  // ten polls: nothing of the second group may show
+	time.Sleep(20 * time.Millisecond)                                 // ten polls: nothing of the second group may show
 	if strings.Contains(out.String(), "13:55:40Z") {
 		t.Fatalf("printed half a group: %q", out.String())
 	}
