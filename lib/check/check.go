@@ -37,10 +37,19 @@ type Store struct {
 	TapePath string
 	Doc      *doc.Doc
 	Tape     *tape.Resolved
+	// Live: the tape may be being written (LoadOpen), so a group after its
+	// last seal without a seal of its own is being written, not cut short.
+	Live bool
 }
 
 // Load reads the document and resolves the tape of the tally store in dir.
-func Load(dir string) (*Store, error) {
+func Load(dir string) (*Store, error) { return load(dir, false) }
+
+// LoadOpen is Load for a store that may be being fed: a torn last line (a
+// group being written) is left out rather than an error.
+func LoadOpen(dir string) (*Store, error) { return load(dir, true) }
+
+func load(dir string, live bool) (*Store, error) {
 	docPath := filepath.Join(dir, "document")
 	text, err := os.ReadFile(docPath)
 	if err != nil {
@@ -50,13 +59,16 @@ func Load(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	s := &Store{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d}
+	s := &Store{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d, Live: live}
 	f, err := os.Open(s.TapePath)
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: cannot read the tape: %v", err)
 	}
 	defer f.Close()
-	if s.Tape, err = tape.Resolve(f, tape.Options{}); err != nil {
+	if s.Tape, err = tape.Resolve(f, tape.Options{TolerateTorn: live}); err != nil {
+		if errors.Is(err, tape.ErrTorn) {
+			return nil, fmt.Errorf("tgcheck: %s: %v; on a store being fed, tgcheck --open leaves it out", s.TapePath, err)
+		}
 		return nil, fmt.Errorf("tgcheck: %s: %v", s.TapePath, err)
 	}
 	return s, nil
