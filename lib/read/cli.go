@@ -54,6 +54,10 @@ has no seal in a tape that has seals (a group being written, or cut short by a
 crash) are left out with a note. Several tapes merge by summing each series
 (min of mins, max of maxes), or stay apart with --by-tape.
 
+--follow TALLYSTORE prints the tape's groups as tally seals them, from the
+tape's start (a group boundary: never half a group), until stopped; not with
+--step, --markers, openmetrics, svg or --plot.
+
 --from/--to take RFC 3339 or a duration relative to now (-1h); from is
 inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
 to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
@@ -74,6 +78,7 @@ Examples:
    tgread --step 1m --format json web-a web-b      the fleet, per minute
    tgread --format openmetrics web > web.om && promtool tsdb create-blocks-from openmetrics web.om data
    tail -f web/tape | tgread -
+   tgread --follow --from -10m web                  buckets as tally seals them
    ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count,bytes=sum --step 1h -
    tgread --markers web                            what was late, dropped or capped
    tgread --plot --metric requests --step 1m web   a chart per status, a minute a column
@@ -83,7 +88,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
