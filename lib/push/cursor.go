@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
+	"github.com/timbertally/timbertally/lib/lockfile"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -112,26 +112,15 @@ func (c Cursor) save(path string) error {
 }
 
 // lock takes the lock beside the cursor without waiting: one tgpush per
-// cursor. The holder writes its pid and start time into it, so that a
-// refused second tgpush names the running one.
+// cursor; a refused second tgpush names the running one.
 func lock(cursor string) (*os.File, error) {
-	p := cursor + ".lock"
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("tgpush: cannot make the lock %s: %v", p, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(p)
-		f.Close()
-		who := strings.TrimSpace(string(holder))
-		if who == "" {
-			who = "another process"
-		}
-		return nil, fmt.Errorf("tgpush: the cursor %s is in use by %s; one tgpush per tally store and receiver: stop that one first", cursor, who)
-	}
-	info := fmt.Sprintf("tgpush pid %d, started %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(info), 0)
+	f, err := lockfile.Take(cursor+".lock", "tgpush")
+	var held *lockfile.HeldError
+	switch {
+	case errors.As(err, &held):
+		return nil, fmt.Errorf("tgpush: the cursor %s is in use by %s; one tgpush per tally store and receiver: stop that one first", cursor, held.Holder)
+	case err != nil:
+		return nil, fmt.Errorf("tgpush: cannot make the lock %s.lock: %v", cursor, unwrapPath(err))
 	}
 	return f, nil
 }

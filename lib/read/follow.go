@@ -24,9 +24,24 @@ var followPoll = 250 * time.Millisecond
 // half; --from/--to select what is printed.
 func (s *settings) followTape(ctx context.Context, w *bufio.Writer, name string, stderr io.Writer) error {
 	path := name
+	src := &source{name: name, tape: name}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		path = filepath.Join(name, "tape")
+		if err := src.readDocument(filepath.Join(name, "document")); err != nil {
+			return err
+		}
+		s.opt.Metrics = withHistogramSeries(s.opt.Metrics, src.kinds)
 	}
+	// As for a whole tape: the document's metrics and kinds (--metric is
+	// checked, --quantile finds the histograms).
+	if err := s.knownMetrics([]*source{src}); err != nil {
+		return err
+	}
+	kinds, err := mergeKinds([]*source{src}, s.kindArgs)
+	if err != nil {
+		return err
+	}
+	s.view.kinds = kinds
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) && path != name {
 		return fmt.Errorf("tgread: %s holds no tape; is it a tally store? (tally --provision makes one)", name)

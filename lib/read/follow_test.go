@@ -101,6 +101,29 @@ func TestFollowPrintsInEveryStreamingFormatWhatTgreadPrintsOfTheWholeTape(t *tes
 	}
 }
 
+func TestFollowEstimatesQuantilesFromTheDocumentsHistogramsAsAWholeReadDoes(t *testing.T) {
+	dir := followStore(t, `2026-10-10T13:55:30Z size_bucket{le="100"} 1
+2026-10-10T13:55:30Z size_bucket{le="1000"} 3
+2026-10-10T13:55:30Z size_bucket{le="+Inf"} 4
+2026-10-10T13:55:30Z size_sum 5000
+2026-10-10T13:55:30Z size_count 4
+seal 2026-10-10T13:55:30Z width=10s entries=4
+`)
+	os.WriteFile(filepath.Join(dir, "document"), []byte("format apache-combined\nwindow 10s\nmetric size histogram=bytes buckets=100,1000\n"), 0o644)
+	args := []string{"--format", "tsv", "--metric", "size", "--quantile", "0.5", dir}
+	whole := tgread(t, "", args...)
+	if whole.code != 0 || !strings.Contains(whole.stdout, "quantile=0.5") {
+		t.Fatalf("tgread: exit %d, %q %q", whole.code, whole.stdout, whole.stderr)
+	}
+	var out syncBuffer
+	stop := following(t, &out, io.Discard, args...)
+	waitFor(t, &out, "quantile=0.5")
+	stop()
+	if out.String() != whole.stdout {
+		t.Errorf("--follow printed %q, tgread %q", out.String(), whole.stdout)
+	}
+}
+
 func TestFollowStopsWhenTheTapeIsReplacedSayingHowToFollowTheNewOne(t *testing.T) {
 	dir := followStore(t, followGroups)
 	var out, errOut syncBuffer
