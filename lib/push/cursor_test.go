@@ -55,3 +55,23 @@ func FuzzParseCursor(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseLabels(f *testing.F) {
+	f.Add("host=web1", "dc=eu")
+	f.Add("__name__=x", "a=")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ls, err := parseLabels([]string{a, b})
+		if err != nil {
+			return
+		}
+		// What is taken is two distinct, valid names, sorted, with their values.
+		if len(ls) != 2 || ls[0].Name >= ls[1].Name || strings.HasPrefix(ls[0].Name, "__") {
+			t.Fatalf("%q %q gave %+v", a, b, ls)
+		}
+		for _, l := range ls {
+			if !strings.HasPrefix(a, l.Name+"="+l.Value) && !strings.HasPrefix(b, l.Name+"="+l.Value) {
+				t.Fatalf("%q %q gave %+v", a, b, ls)
+			}
+		}
+	})
+}

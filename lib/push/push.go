@@ -29,7 +29,7 @@ type Options struct {
 	Timeout    time.Duration // of one request
 	Backoff    Backoff
 	Poll       time.Duration // how often a followed tape is looked at
-	MaxSamples int           // samples per request, at most (a group larger is sent whole)
+	MaxSamples int           // samples per request, at most (a bucket with more is split)
 	Quiet      bool
 	Progress   bool // a progress line on stderr (a terminal)
 	Stderr     io.Writer

@@ -489,3 +489,25 @@ func TestATapeReplacedUnderTgpushStopsItSayingHowToPushTheNewOne(t *testing.T) {
 		t.Errorf("exit %d, %s", code, stderr)
 	}
 }
+
+func TestATerminalShowsProgressAndAPipeOrQuietShowsNone(t *testing.T) {
+	f := newFake(t, nil)
+	for _, c := range []struct {
+		tty   bool
+		quiet bool
+		want  bool
+	}{{true, false, true}, {false, false, false}, {true, true, false}} {
+		dir := store(t, threeGroups)
+		var errb bytes.Buffer
+		args := []string{"tgpush", "--once", "--url", f.url(), dir}
+		if c.quiet {
+			args = append(args, "-q")
+		}
+		if code := run(context.Background(), args, io.Discard, &errb, c.tty); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		if got := strings.Contains(errb.String(), "buckets pushed"); got != c.want {
+			t.Errorf("tty %v, -q %v: progress shown %v, want %v: %q", c.tty, c.quiet, got, c.want, errb.String())
+		}
+	}
+}

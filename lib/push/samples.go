@@ -20,8 +20,9 @@ const (
 	CappedMetric  = "timbertally_capped_entries"  // entries of !cap markers in the bucket, by metric
 )
 
-// batch gathers the samples of consecutive groups into one remote-write
-// request, one time series per distinct series.
+// batch is the samples of one group (push sends a group a request), one
+// time series per distinct series, and the group it came from (none when
+// the group is skipped, --from TIME: only the cursor moves past it).
 type batch struct {
 	extra   []prompb.Label // --label, sorted by name
 	index   map[string]int // series text: its place in req.Timeseries
