@@ -7,21 +7,26 @@ import (
 )
 
 // progress is the line a terminal shows: buckets pushed and their rate,
-// samples pushed, and how much of the tape is still to read.
+// samples pushed, and about how many are still to push (the tape's bytes
+// behind, at the bytes a sample has taken so far).
 type progress struct {
 	w       io.Writer
 	start   time.Time
 	last    time.Time
 	buckets int
 	samples int
+	read    int64 // tape bytes the pushed buckets took
 	shown   bool
 }
 
 func newProgress(w io.Writer) *progress { return &progress{w: w, start: time.Now()} }
 
-func (p *progress) pushed(buckets, samples int, behind int64) {
+// pushed counts buckets and samples pushed from bytes of tape, and shows
+// the line with behind bytes of tape still to read.
+func (p *progress) pushed(buckets, samples int, bytes, behind int64) {
 	p.buckets += buckets
 	p.samples += samples
+	p.read += bytes
 	p.show(behind)
 }
 
@@ -33,7 +38,11 @@ func (p *progress) show(behind int64) {
 	}
 	p.last = now
 	rate := float64(p.buckets) / max(now.Sub(p.start).Seconds(), 1e-3)
-	fmt.Fprintf(p.w, "\rtgpush: %d buckets pushed (%.1f/s), %d samples; %d bytes of tape behind\x1b[K", p.buckets, rate, p.samples, behind)
+	todo := fmt.Sprintf("%d bytes of tape behind", behind)
+	if p.samples > 0 && p.read > 0 {
+		todo = fmt.Sprintf("~%d samples behind", int64(float64(behind)*float64(p.samples)/float64(p.read)))
+	}
+	fmt.Fprintf(p.w, "\rtgpush: %d buckets pushed (%.1f/s), %d samples; %s\x1b[K", p.buckets, rate, p.samples, todo)
 	p.shown = true
 }
 

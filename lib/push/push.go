@@ -177,6 +177,27 @@ func lastSeal(fl *follower) (tape.Record, int64, error) {
 	return seal, end, nil
 }
 
+// drain pushes the groups the replaced tape gained since it was last read
+// (what tally appended before the replace), then says it was replaced.
+func (p *pusher) drain(ctx context.Context) error {
+	for {
+		size, err := p.fl.size()
+		if err != nil {
+			return err
+		}
+		groups, err := p.fl.read(size, maxGroups)
+		if err != nil {
+			return err
+		}
+		if len(groups) == 0 {
+			return p.replacedError(p.cur)
+		}
+		if err := p.push(ctx, groups); err != nil {
+			return err
+		}
+	}
+}
+
 // maxGroups bounds the groups read at once, and so the memory of a backlog.
 const maxGroups = 1024
 
@@ -213,10 +234,7 @@ func (p *pusher) loop(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("tgpush: cannot look at the tape: %v", err)
 			}
-			if n, _ := p.fl.size(); n > p.fl.off { // the old tape's last groups are read first
-				continue
-			}
-			return p.replacedError(p.cur)
+			return p.drain(ctx)
 		}
 		if p.prog != nil {
 			p.prog.show(p.behind(size))
@@ -256,9 +274,12 @@ func (p *pusher) add(b *batch, g Group) {
 		at = p.last.Start + int64(p.last.Width) - int64(time.Millisecond)
 	}
 	switch {
-	case g.sealed() && at >= p.skip, !g.sealed() && p.last.Kind == tape.Seal && len(g.Markers) > 0:
+	case g.sealed() && at >= p.skip, !g.sealed() && p.last.Kind == tape.Seal && len(g.Markers) > 0 && at >= p.skip:
 		b.add(g, at/1e6)
 	default:
+		if !g.sealed() && p.last.Kind != tape.Seal && len(g.Markers) > 0 {
+			p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))
+		}
 		b.groups = append(b.groups, placed{g, at, false})
 	}
 }
@@ -272,6 +293,7 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 		}
 	}
 	last := b.groups[len(b.groups)-1]
+	from := p.cur.Offset
 	id := p.fl.id
 	if id.SigLen < sigSpan { // the tape was shorter at open: sign more of it now
 		if fresh, err := fileIdentity(p.fl.f, sigSpan); err == nil {
@@ -289,7 +311,7 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 	}
 	if p.prog != nil {
 		size, _ := p.fl.size()
-		p.prog.pushed(len(b.groups), b.samples, p.behind(size))
+		p.prog.pushed(len(b.groups), b.samples, p.cur.Offset-from, p.behind(size))
 	}
 	return nil
 }
@@ -352,6 +374,8 @@ func (p *pusher) refusedError(err error, b *batch) error {
 		return fmt.Errorf("tgpush: TLS with the receiver failed at %s: %s; for a certificate signed by your own CA give --ca-file, for a receiver that wants a client certificate --cert-file and --key-file, for one that speaks plain http an http:// --url", where, text)
 	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
 		return fmt.Errorf("tgpush: the receiver refused the credentials (%d %s) at %s; %s, then run tgpush again", ref.Status, http.StatusText(ref.Status), where, p.credentialFix())
+	case ref.Status == http.StatusRequestEntityTooLarge:
+		return fmt.Errorf("tgpush: the receiver refused %s as too large (413); give a lower --max-samples (now %d) and run tgpush again", where, p.o.MaxSamples)
 	case strings.Contains(ref.Text, "HTTP request to an HTTPS server"):
 		return fmt.Errorf("tgpush: the receiver speaks https, not http, at %s; give --url https://… (with --ca-file for your own CA) and run tgpush again", where)
 	}

@@ -474,14 +474,19 @@ func TestATapeReplacedUnderTgpushStopsItSayingHowToPushTheNewOne(t *testing.T) {
 	done := make(chan string)
 	go func() { _, stderr := tgpush(context.Background(), "--url", f.url(), dir); done <- stderr }()
 	waitSamples(t, f, len(threeGroupsSamples))
+	// tally sealed one more bucket, and began another, before the replace.
+	appendTape(t, dir, "2026-12-01T10:36:00Z requests 9\nseal 2026-12-01T10:36:00Z width=10s entries=9\n2026-12-01T10:36:10Z requests 1")
 	tp := filepath.Join(dir, "tape")
 	if err := os.Rename(tp, tp+".replaced.2026-12-01T10:40:00Z"); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(tp, nil, 0o644)
 	stderr := <-done
-	if !strings.Contains(stderr, "was replaced") || !strings.Contains(stderr, "tgpush --from 2026-12-01T10:36:00Z") {
+	if !strings.Contains(stderr, "was replaced") || !strings.Contains(stderr, "tgpush --from 2026-12-01T10:36:10Z") {
 		t.Errorf("stderr %s", stderr)
+	}
+	if n := len(f.got()); n != len(threeGroupsSamples)+3 {
+		t.Errorf("the receiver took %d samples, want the old tape's %d", n, len(threeGroupsSamples)+3)
 	}
 	// Started again on the new tape, it refuses as well.
 	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
@@ -510,4 +515,22 @@ func TestATerminalShowsProgressAndAPipeOrQuietShowsNone(t *testing.T) {
 			t.Errorf("tty %v, -q %v: progress shown %v, want %v: %q", c.tty, c.quiet, got, c.want, errb.String())
 		}
 	}
+}
+
+func TestARequestTooLargeStopsTgpushNamingMaxSamples(t *testing.T) {
+	f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
+		if len(req.Timeseries) > 2 {
+			return http.StatusRequestEntityTooLarge
+		}
+		return 200
+	})
+	dir := store(t, threeGroups)
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "lower --max-samples (now 5000)") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, stderr := tgpush(context.Background(), "--once", "--max-samples", "2", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("--max-samples 2: exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
 }
