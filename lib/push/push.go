@@ -12,19 +12,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/prometheus/prompb"
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
 // Options are a parsed tgpush command line.
 type Options struct {
-	Dir        string         // the tally store
-	URL        *url.URL       // the receiver's remote-write endpoint
-	Labels     []prompb.Label // --label, sorted by name
-	Cursor     string         // the cursor file
-	From       string         // start, end or an RFC 3339 time; "" is start
-	Once       bool           // push what is sealed now, then exit
+	Dir        string          // the tally store
+	URL        *url.URL        // the receiver's remote-write endpoint
+	Labels     []*prompb.Label // --label, sorted by name
+	Cursor     string          // the cursor file
+	From       string          // start, end or an RFC 3339 time; "" is start
+	Once       bool            // push what is sealed now, then exit
 	Auth       Auth
 	Timeout    time.Duration // of one request
 	Backoff    Backoff

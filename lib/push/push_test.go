@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/klauspost/compress/snappy"
-	"github.com/prometheus/prometheus/prompb"
+	"google.golang.org/protobuf/proto"
 )
 
 // fakeReceiver decodes remote-write requests and answers each with the
@@ -51,7 +52,7 @@ func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	raw, err := snappy.Decode(nil, body)
 	var req prompb.WriteRequest
 	if err == nil {
-		err = req.Unmarshal(raw)
+		err = proto.Unmarshal(raw, &req)
 	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -94,7 +95,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func seriesText(ls []prompb.Label) string {
+func seriesText(ls []*prompb.Label) string {
 	var parts []string
 	for _, l := range ls {
 		parts = append(parts, l.Name+"="+l.Value)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/prometheus/prometheus/prompb"
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/read"
 	"github.com/timbertally/timbertally/lib/tape"
 )
@@ -24,9 +24,9 @@ const (
 // time series per distinct series, and the group it came from (none when
 // the group is skipped, --from TIME: only the cursor moves past it).
 type batch struct {
-	extra   []prompb.Label // --label, sorted by name
-	index   map[string]int // series text: its place in req.Timeseries
-	req     prompb.WriteRequest
+	extra   []*prompb.Label // --label, sorted by name
+	index   map[string]int  // series text: its place in req.Timeseries
+	req     *prompb.WriteRequest
 	samples int
 	groups  []placed
 }
@@ -38,8 +38,8 @@ type placed struct {
 	sent bool // false: skipped (--from TIME), there for the cursor only
 }
 
-func newBatch(extra []prompb.Label) *batch {
-	return &batch{extra: extra, index: map[string]int{}}
+func newBatch(extra []*prompb.Label) *batch {
+	return &batch{extra: extra, index: map[string]int{}, req: &prompb.WriteRequest{}}
 }
 
 // add puts a group's samples in the batch, at ms: a sealed group's bucket
@@ -85,10 +85,10 @@ func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) 
 	if !ok {
 		i = len(b.req.Timeseries)
 		b.index[key] = i
-		b.req.Timeseries = append(b.req.Timeseries, prompb.TimeSeries{Labels: b.labels(metric, labels)})
+		b.req.Timeseries = append(b.req.Timeseries, &prompb.TimeSeries{Labels: b.labels(metric, labels)})
 	}
-	ts := &b.req.Timeseries[i]
-	ts.Samples = append(ts.Samples, prompb.Sample{Value: v, Timestamp: ms})
+	ts := b.req.Timeseries[i]
+	ts.Samples = append(ts.Samples, &prompb.Sample{Value: v, Timestamp: ms})
 	b.samples++
 }
 
@@ -97,18 +97,18 @@ func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) 
 // (as a scraped label wins over Prometheus' external_labels), each value
 // shown as tgread's JSON and OpenMetrics show it (a byte that is not UTF-8
 // as the text \xHH: receivers take UTF-8 only).
-func (b *batch) labels(metric string, labels []tape.Label) []prompb.Label {
-	out := make([]prompb.Label, 0, 1+len(labels)+len(b.extra))
-	out = append(out, prompb.Label{Name: "__name__", Value: metric})
+func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
+	out := make([]*prompb.Label, 0, 1+len(labels)+len(b.extra))
+	out = append(out, &prompb.Label{Name: "__name__", Value: metric})
 	for _, l := range labels {
-		out = append(out, prompb.Label{Name: l.Name, Value: read.ShownValue(l.Value)})
+		out = append(out, &prompb.Label{Name: l.Name, Value: read.ShownValue(l.Value)})
 	}
 	for _, e := range b.extra {
 		if !slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == e.Name }) {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -119,7 +119,7 @@ func (b *batch) requests(max int) []*prompb.WriteRequest {
 		return nil
 	}
 	if b.samples <= max {
-		return []*prompb.WriteRequest{&b.req}
+		return []*prompb.WriteRequest{b.req}
 	}
 	var out []*prompb.WriteRequest
 	ts := b.req.Timeseries
@@ -144,18 +144,18 @@ func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
 
 // parseLabels reads --label K=V words into remote-write labels sorted by
 // name.
-func parseLabels(args []string) ([]prompb.Label, error) {
-	var out []prompb.Label
+func parseLabels(args []string) ([]*prompb.Label, error) {
+	var out []*prompb.Label
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || !tape.ValidLabel(k) || strings.HasPrefix(k, "__") {
 			return nil, fmt.Errorf("tgpush: --label %s is not NAME=VALUE with a Prometheus label name (not starting with __)", a)
 		}
-		if slices.ContainsFunc(out, func(l prompb.Label) bool { return l.Name == k }) {
+		if slices.ContainsFunc(out, func(l *prompb.Label) bool { return l.Name == k }) {
 			return nil, fmt.Errorf("tgpush: --label %s is given twice; give each label once", k)
 		}
-		out = append(out, prompb.Label{Name: k, Value: v})
+		out = append(out, &prompb.Label{Name: k, Value: v})
 	}
-	slices.SortFunc(out, func(a, b prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }

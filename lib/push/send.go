@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/prometheus/client_golang/exp/api/remote"
-	"github.com/prometheus/prometheus/prompb"
 )
 
 // Auth is how tgpush proves itself to the receiver. Secrets are file
@@ -30,7 +30,9 @@ type Auth struct {
 
 // sender posts write requests to one receiver through the remote-write
 // client of Prometheus' client_golang, which encodes, compresses and
-// retries (down, timeouts, 5xx, 429) with capped exponential backoff.
+// retries (down, timeouts, 5xx, 429) with capped exponential backoff. The
+// messages are Prometheus' own remote.proto, as the project publishes it
+// to the Buf registry (buf.build/prometheus/prometheus).
 type sender struct {
 	api   *remote.API
 	tr    *transport
