@@ -27,8 +27,9 @@ timbertally_late_entries, timbertally_dropped_entries{reason} and
 timbertally_capped_entries{metric} (the markers written with its group).
 
 The cursor (default: in the tally store, one per --url) advances only after
-the receiver answered 2xx, so a restart after a kill re-sends at most the
-last request: the same samples, which receivers take as duplicates. A
+the receiver answered 2xx, a bucket a request, so a restart after a kill
+re-sends at most the bucket in flight: the same samples, the newest of their
+series, which receivers take as duplicates. A
 receiver that is down, slow, failing (5xx) or rate-limiting (429) is retried
 with backoff, forever, with a note when its state changes; any other refusal
 stops tgpush (exit 1) naming the bucket and the fix. A tape replaced under it
@@ -104,7 +105,7 @@ func flags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on one request after `D` (then retry)"},
 		&cli.DurationFlag{Name: "retry-max", Value: 30 * time.Second, Usage: "the longest wait between retries (`D`)"},
 		&cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "look at a followed tape this often (`D`)"},
-		&cli.IntFlag{Name: "max-samples", Value: 5000, Usage: "samples per request, at most (`N`; a bucket larger goes whole)"},
+		&cli.IntFlag{Name: "max-samples", Value: 5000, Usage: "samples per request, at most (`N`; a bucket with more is split)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (errors still print)"},
 	}
 }
