@@ -5,7 +5,11 @@
 //
 // Invariants:
 //   - A tape that cannot be read whole (an I/O error, a line that is not a
-//     record, a torn last line) is an error, never a pass.
+//     record, a torn last line) is an error, never a pass; only LoadOpen
+//     (tgcheck --open, a store being fed) leaves a torn last line out, as
+//     the group being written.
+//   - An open tape (no end record) passes only with --open, and then only
+//     when everything sealed so far holds; conservation waits for the end.
 //   - The re-derivation shares no aggregation code with tally (lib/bucket):
 //     a check that reused the code under test would prove nothing. It uses
 //     only the extractor, the tape's series syntax and the metric rules of

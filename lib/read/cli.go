@@ -9,7 +9,11 @@
 //     metrics (and for metrics no document names), min of mins, max of
 //     maxes; --by-tape keeps them apart with a tape label instead.
 //   - Memory is bounded by the (bucket, series) pairs the filters select:
-//     tapes stream through tape.Resolve with the filters applied.
+//     tapes stream through tape.Resolve with the filters applied. A stream
+//     (stdin, --follow) holds one group and the printed values of the 64
+//     newest sealed buckets, however long it runs.
+//   - --follow prints whole groups only, from the tape's start (a group
+//     boundary), and stops when the tape is replaced.
 //   - stdout holds only the chosen format; everything for humans is on
 //     stderr. Exit 0 ok, 1 runtime error, 2 usage.
 package read
