@@ -198,3 +198,47 @@ func TestTgpushOnceBackfillsVictoriaMetricsWithExactlyTheTapeAndTheFleetLabel(t 
 func synthFile(path string, n int) error {
 	return synth.WriteFile(path, synth.Config{Seed: 1, N: n})
 }
+
+// withLabel puts host=HOST first among a tsv row's labels (host sorts
+// before status).
+func withLabel(rows []string, host string) []string {
+	var out []string
+	for _, r := range rows {
+		f := strings.Split(r, "\t")
+		f[2] = strings.TrimSuffix("host="+host+","+f[2], ",")
+		out = append(out, strings.Join(f, "\t"))
+	}
+	return out
+}
+
+func TestAFleetLandsApartInOneReceiverByItsHostLabelAndWithoutOneIsRefusedNamingTheLabel(t *testing.T) {
+	prom := newReceiver(t, "prometheus")
+	prom.start()
+	var stores []string
+	for _, name := range []string{"web1", "web2"} {
+		dir := filepath.Join(t.TempDir(), name)
+		os.Mkdir(dir, 0o755)
+		log := filepath.Join(dir, "access.log")
+		// The same buckets on both hosts, with other counts: web2's 200s
+		// are 404s.
+		pushLog(t, log, 600)
+		if name == "web2" {
+			data, _ := os.ReadFile(log)
+			writeFile(t, log, bytes.ReplaceAll(data, []byte(`" 200 `), []byte(`" 404 `)))
+		}
+		st := pipeline(t, dir, log)
+		mustRun(t, dir, "tgpush", "--once", "-q", "--label", "host="+name, "--url", prom.writeURL(), st)
+		stores = append(stores, st)
+	}
+	series, _ := splitQuality(prom.samples("", ""))
+	want := append(withLabel(tapeRows(t, stores[0]), "web1"), withLabel(tapeRows(t, stores[1]), "web2")...)
+	sort.Strings(want)
+	sameRows(t, series, want)
+
+	// Without labels the two hosts' series are one: the second is refused.
+	mustRun(t, "", "tgpush", "--once", "-q", "--cursor", filepath.Join(t.TempDir(), "c1"), "--url", prom.writeURL(), stores[0])
+	stderr, code := run(t, "", "tgpush", "--once", "--cursor", filepath.Join(t.TempDir(), "c2"), "--url", prom.writeURL(), stores[1])
+	if code != 1 || !strings.Contains(stderr, "another store pushes the same series (give each its own --label, such as host=") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
