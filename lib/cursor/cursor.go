@@ -28,6 +28,7 @@ type Cursor map[string]int64
 type Mark struct {
 	Offset int64
 	Gen    store.Gen
+	Seam   store.Seam // the bytes before Offset; zero in an older cursor
 }
 
 // Load reads the positions of the cursor file at path. A missing file is an
@@ -73,13 +74,17 @@ func parse(path string, data []byte) (Marks, error) {
 			err = fmt.Errorf("store %s appears twice", h.ID)
 		}
 		var g store.Gen
+		var sm store.Seam
 		if err == nil {
 			g, err = parseGen(line)
+		}
+		if err == nil {
+			sm, err = parseSeam(line, g)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cursor: %s line %d: %w; fix or remove the file", path, n+1, err)
 		}
-		c[h.ID] = Mark{Offset: h.Offset, Gen: g}
+		c[h.ID] = Mark{Offset: h.Offset, Gen: g, Seam: sm}
 	}
 	return c, nil
 }
@@ -118,6 +123,28 @@ func parseGen(line []byte) (store.Gen, error) {
 	return g, nil
 }
 
+// parseSeam reads a store line's seam= (hex CRC-32) and seamlen= (bytes,
+// 1..SigSpan), both or neither; only a line with a generation has one.
+func parseSeam(line []byte, g store.Gen) (store.Seam, error) {
+	var sig, n string
+	for _, f := range strings.Fields(string(line)) {
+		if v, ok := strings.CutPrefix(f, "seam="); ok {
+			sig = v
+		} else if v, ok := strings.CutPrefix(f, "seamlen="); ok {
+			n = v
+		}
+	}
+	if sig == "" && n == "" {
+		return store.Seam{}, nil
+	}
+	s, err1 := strconv.ParseUint(sig, 16, 32)
+	l, err2 := strconv.ParseUint(n, 10, 16)
+	if err1 != nil || err2 != nil || l == 0 || l > store.SigSpan || !g.Known() {
+		return store.Seam{}, fmt.Errorf("%q has a bad seam= or seamlen= (both, seamlen= 1 to %d, on a line with its generation)", line, store.SigSpan)
+	}
+	return store.Seam{Sig: uint32(s), Len: int(l)}, nil
+}
+
 // Format returns the file's text: one store line per id, sorted by id.
 func (c Marks) Format() []byte {
 	ids := make([]string, 0, len(c))
@@ -131,7 +158,11 @@ func (c Marks) Format() []byte {
 		b = protocol.AppendStore(b, id, m.Offset)
 		if g := m.Gen; g.Known() {
 			b = b[:len(b)-1]
-			b = fmt.Appendf(b, " gen=%d dev=%d ino=%d sig=%08x siglen=%d\n", g.Base, g.Dev, g.Ino, g.Sig, g.SigLen)
+			b = fmt.Appendf(b, " gen=%d dev=%d ino=%d sig=%08x siglen=%d", g.Base, g.Dev, g.Ino, g.Sig, g.SigLen)
+			if m.Seam.Len > 0 {
+				b = fmt.Appendf(b, " seam=%08x seamlen=%d", m.Seam.Sig, m.Seam.Len)
+			}
+			b = append(b, '\n')
 		}
 	}
 	return b

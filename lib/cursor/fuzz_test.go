@@ -11,6 +11,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("store id=web1 offset=186350\n"))
 	f.Add([]byte("store id=a offset=9 gen=7 dev=1 ino=2 sig=0000beef siglen=256\nstore id=b offset=0\n"))
 	f.Add([]byte("store id=a offset=1 gen=0 dev=1\n"))
+	f.Add([]byte("store id=a offset=9 gen=0 dev=1 ino=2 sig=0000beef siglen=256 seam=0000cafe seamlen=9\n"))
 	f.Add([]byte("store id=a offset=1 generation=3 sig=zz\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := parse("cursor", data)

@@ -167,6 +167,11 @@ func (f *feeder) open() error {
 			}
 			return fmt.Errorf("feed: store %s: %w", st.ID, err)
 		}
+		// After the line start: an edited position is that message's.
+		if err := r.CheckSeam(m.Seam); err != nil {
+			r.Close()
+			return f.resumeErr(st, m, err)
+		}
 		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1, from: from})
 		ids[i], start[i] = st.ID, m.Offset
 	}
@@ -252,7 +257,7 @@ func (f *feeder) resume(st Store) (cursor.Mark, string, error) {
 }
 
 // renamed refuses a store the cursor does not know by its id but follows
-// under another one: the same file under a new id would be read again from
+// under another one (the same inode, first bytes and seam): the same file under a new id would be read again from
 // the start (or the end), and a tally store fed from both ids would count
 // its entries twice.
 func (f *feeder) renamed(st Store) error {
@@ -260,7 +265,7 @@ func (f *feeder) renamed(st Store) error {
 		return nil
 	}
 	for _, id := range slices.Sorted(maps.Keys(f.cp.cur)) {
-		if store.IsGen(st.Path, f.cp.cur[id].Gen) {
+		if m := f.cp.cur[id]; store.IsGen(st.Path, m.Gen) && store.HasSeam(st.Path, m.Gen, m.Offset, m.Seam) {
 			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped (under a new id its entries would be counted a second time), or, to count it under the new id, re-derive: tally --provision --replace on the tally store, then feed --reset", st.ID, st.Path, id, id, st.Path, id)
 		}
 	}

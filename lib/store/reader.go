@@ -44,6 +44,7 @@ type Reader struct {
 	skipFrom int64         // >= 0 while streaming past a line over maxLine: where it began
 	held     Chunk         // an unterminated line cut by a rotation, handed out next
 	sigBuf   [SigSpan]byte // holds' read of the first bytes
+	seamBuf  [SigSpan]byte // SeamAt's read
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.

@@ -1,0 +1,86 @@
+package store
+
+import (
+	"fmt"
+	"hash/crc32"
+	"os"
+)
+
+// Seam binds a resume position to the bytes just before it: the CRC-32
+// of the (up to SigSpan) bytes of its generation's file that end at the
+// position. A generation's signature covers only its first bytes, and a
+// log that begins with a constant banner, truncated in place and written
+// again, keeps them: the seam is what tells that the bytes the cursor
+// stood behind are no longer there.
+type Seam struct {
+	Sig uint32 // CRC-32 (IEEE) of the Len bytes before the position
+	Len int    // 0..SigSpan; 0: nothing is bound (a position at its generation's start, or an older cursor)
+}
+
+// SeamAt returns the seam of position pos, read (one pread) from the file
+// being read when pos lies in it; ok is false for a position in an
+// earlier generation, whose file is no longer open, and for a file that
+// no longer holds the bytes (truncated since: the reader sees it at its
+// next read).
+func (r *Reader) SeamAt(pos int64) (s Seam, ok bool) {
+	g := r.gen()
+	at := pos - g.Base
+	if at < 0 {
+		return Seam{}, false
+	}
+	n := int(min(at, SigSpan))
+	if n == 0 {
+		return Seam{}, true
+	}
+	if got, _ := r.f.ReadAt(r.seamBuf[:n], at-int64(n)); got != n {
+		return Seam{}, false
+	}
+	return Seam{Sig: crc32.ChecksumIEEE(r.seamBuf[:n]), Len: n}, true
+}
+
+// CheckSeam refuses, with a *ReplacedError, a file whose bytes before the
+// resume position are not the seam s the cursor recorded there: the file
+// was rewritten in place (a copytruncate while feed was down, the new
+// content beginning as the old one did), and resuming would start in the
+// middle of other content, its lines before the position never read.
+func (r *Reader) CheckSeam(s Seam) error {
+	if s.Len == 0 {
+		return nil
+	}
+	got, ok := r.SeamAt(r.Pos())
+	if ok && got == s {
+		return nil
+	}
+	g := *r.gen()
+	fi, err := r.f.Stat()
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	dev, ino := identity(fi)
+	return &ReplacedError{Path: r.path, Was: g, Dev: dev, Ino: ino,
+		Why: fmt.Sprintf("same inode and first %d bytes, but the %d bytes before the cursor's position differ: rewritten in place", g.SigLen, s.Len)}
+}
+
+// HasSeam says whether the file at path holds seam s before position pos
+// of generation g (true when s binds nothing): with IsGen, whether the
+// file is still the content a cursor stood in, not other content of the
+// same inode that begins with the same bytes.
+func HasSeam(path string, g Gen, pos int64, s Seam) bool {
+	at := pos - g.Base
+	if s.Len == 0 {
+		return true
+	}
+	if at < int64(s.Len) {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, s.Len)
+	if n, _ := f.ReadAt(b, at-int64(s.Len)); n != s.Len {
+		return false
+	}
+	return crc32.ChecksumIEEE(b) == s.Sig
+}
