@@ -6,7 +6,9 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/store"
@@ -57,6 +59,7 @@ func Main() int {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	holds, onlyOpen := true, false
+	var o *options
 	app := command.Conventions(&cli.App{
 		Name:        "tgcheck",
 		Usage:       "prove a tally store's tape adds up",
@@ -75,7 +78,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			&cli.BoolFlag{Name: "open", Usage: "accept an open tape (a store being fed): hold when everything sealed so far holds"},
 		},
 		Action: func(c *cli.Context) error {
-			o, err := parseOptions(c)
+			var err error
+			o, err = parseOptions(c)
 			if err != nil {
 				return err
 			}
@@ -96,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tgcheck: the tape is open (no end record): its store is being fed, or its last run was interrupted; tgcheck --open checks what is sealed so far, and conservation needs the end record that a complete run (feed without --follow) writes")
 		return 1
 	}
-	fmt.Fprintln(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived by tally --provision --replace, then feed --reset")
+	fmt.Fprintf(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived, both steps in this order: %s\n", o.rederive())
 	return 1
 }
 
@@ -110,6 +114,22 @@ type options struct {
 	batchSize  int64
 	maxDrop    float64 // percent; < 0: not checked
 	open       bool    // an open tape is checked as far as it is sealed
+}
+
+// rederive is the complete re-derivation of the tally store checked, as
+// commands to run: the stores are the --against ones (STORE... when none
+// was given), the cursor feed's.
+func (o *options) rederive() string {
+	stores := "STORE..."
+	if len(o.against) > 0 {
+		names := make([]string, len(o.against))
+		for i, in := range o.against {
+			names[i] = in.ID + "=" + in.Path
+		}
+		stores = strings.Join(names, " ")
+	}
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE %s -- tally --run %s",
+		filepath.Join(o.dir, "document"), o.dir, stores, o.dir)
 }
 
 func parseOptions(c *cli.Context) (*options, error) {

@@ -124,7 +124,7 @@ func TestACopytruncateWhileDownNamesTheCopyAndBothRemedies(t *testing.T) {
 	_, stderr, status := runFeedIn(t, dir, "new 1\n", "0", func(o *Options) { o.Consumer = []string{"tally", "--run", "T"} })
 	for _, want := range []string{
 		"same inode, but its first 12 bytes differ",
-		"run feed with --reset only after tally --provision --replace on the tally store",
+		"re-derive, both steps in this order (a --reset alone would replay the new content onto positions the tape already holds): tally --provision --replace --doc T/document T (the old tape is kept beside it), then feed --reset --cursor cur s=s.log -- tally --run T.",
 		"Its old content, which the consumer holds up to position 12, is s.log.1 (the same first 12 bytes).",
 		"with s.2=s.log in place of s=s.log",
 		"check both with tgcheck --against s=s.log.1 --against s.2=s.log T",

@@ -163,7 +163,7 @@ func (f *feeder) open() error {
 		if ok, err := r.AtLineStart(); err != nil || !ok {
 			r.Close()
 			if err == nil {
-				err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, store.Rederive)
+				err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, f.rederive())
 			}
 			return fmt.Errorf("feed: store %s: %w", st.ID, err)
 		}
@@ -189,6 +189,10 @@ func (f *feeder) open() error {
 func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
 	var rep *store.ReplacedError
 	if !errors.As(err, &rep) || !rep.SameInode() {
+		// store's remedy, made the commands of this run.
+		if msg, ok := strings.CutSuffix(err.Error(), store.Rederive); ok {
+			return fmt.Errorf("feed: store %s: %s%s", st.ID, msg, f.rederive())
+		}
 		return fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
 	old := "is not beside it under a rotated name (compressed or removed?)"
@@ -201,7 +205,28 @@ func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
 		check = fmt.Sprintf("; check both with tgcheck --against %s=%s --against %s.2=%s %s", st.ID, cp, st.ID, st.Path, tallyStore(f.opt.Consumer))
 	}
 	return fmt.Errorf("feed: store %s: %s; %s. That counts the tally store again from what %s holds now, without its old content. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
-		st.ID, rep.What(), store.Rederive, st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
+		st.ID, rep.What(), f.rederive(), st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
+}
+
+// rederive is the complete remedy for stores that must be counted again
+// from their start, as the commands to run: this run's tally store, cursor,
+// stores and consumer. Both steps, in order: a --reset alone replays the
+// new content onto positions the tape already holds.
+func (f *feeder) rederive() string {
+	dir := tallyStore(f.opt.Consumer)
+	cmd := []string{"feed", "--reset"}
+	if f.opt.Follow {
+		cmd = append(cmd, "--follow")
+	}
+	if f.opt.Cursor != "" {
+		cmd = append(cmd, "--cursor", f.opt.Cursor)
+	}
+	for _, st := range f.opt.Stores {
+		cmd = append(cmd, storeArg(st))
+	}
+	cmd = append(append(cmd, "--"), f.opt.Consumer...)
+	return fmt.Sprintf("re-derive, both steps in this order (a --reset alone would replay the new content onto positions the tape already holds): tally --provision --replace --doc %s %s (the old tape is kept beside it), then %s",
+		filepath.Join(dir, "document"), dir, strings.Join(cmd, " "))
 }
 
 // storeArg is how a store is named on the command line.
@@ -266,7 +291,7 @@ func (f *feeder) renamed(st Store) error {
 	}
 	for _, id := range slices.Sorted(maps.Keys(f.cp.cur)) {
 		if m := f.cp.cur[id]; store.IsGen(st.Path, m.Gen) && store.HasSeam(st.Path, m.Gen, m.Offset, m.Seam) {
-			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped (under a new id its entries would be counted a second time), or, to count it under the new id, re-derive: tally --provision --replace on the tally store, then feed --reset", st.ID, st.Path, id, id, st.Path, id)
+			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped (under a new id its entries would be counted a second time), or, to count it under the new id, %s", st.ID, st.Path, id, id, st.Path, id, f.rederive())
 		}
 	}
 	return nil
@@ -480,7 +505,7 @@ func (f *feeder) noteRotations(s *stream) {
 	for _, g := range gens[s.gens:] {
 		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, s.Path, g.Base)
 		if g.Skipped != "" {
-			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; re-derive with tally --provision --replace and feed --reset, or run feed with less lag", s.ID, g.Skipped)
+			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; run feed with less lag, or %s", s.ID, g.Skipped, f.rederive())
 		}
 		if g.Cause == "truncated" && !f.copied {
 			f.copied = true
