@@ -230,7 +230,7 @@ type declared struct {
 // rederive is the complete remedy for a tape that must be counted again
 // from the stores: both steps, in order.
 func rederive(dir string) string {
-	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset with the same stores, -- tally --run %s", filepath.Join(dir, documentFile), dir, dir)
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run %s (its cursor and stores as before)", filepath.Join(dir, documentFile), dir, dir)
 }
 
 // checkSize refuses a tape shorter (once its torn tail is cut) than when
