@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
 	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/tape"
 )
 
 // bindingsFile is the tally store's record of what its tape was counted
@@ -248,6 +251,26 @@ func (b *bindings) checkSize(dir string, size int64, torn int, decl []declared) 
 		}
 	}
 	return nil
+}
+
+// orphan returns the size the tape (size bytes once its torn tail is cut)
+// is cut to before the run: a tape shorter than at its last run's end
+// whose last seal was deleted keeps that bucket's group, unsealed, before
+// its end records; a replay from 0 would seal the bucket again after them
+// and leave the two as fragments. The group and the end records are cut
+// only when every store the tape counted is replayed from 0 (checkSize
+// refuses any other shorter tape): the replay then counts their entries
+// again, whole, and appends a new end record.
+func (b *bindings) orphan(r io.ReaderAt, size int64, decl []declared) (int64, error) {
+	if size >= b.size {
+		return size, nil
+	}
+	for _, s := range b.stores {
+		if !slices.ContainsFunc(decl, func(d declared) bool { return d.id == s.id && d.pos == 0 }) {
+			return size, nil
+		}
+	}
+	return tape.OrphanGroup(r, size)
 }
 
 // checkDoc refuses a document other than the one the tape was begun with,

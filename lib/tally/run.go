@@ -19,6 +19,7 @@ import (
 // store's tape, and reports progress on out.
 type consumer struct {
 	dir    string
+	cutTo  int64 // the size check found the tape is cut to before the run (orphan)
 	in     *input
 	tape   *tape.Writer
 	roller *bucket.Roller
@@ -60,6 +61,12 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	}
 	defer tw.Close()
 	c.tape = tw
+	if c.cutTo < tw.Size() {
+		note("cut %d bytes from the tape's end: a bucket's group left without its seal (deleted) and the end records after it; every store the tape counted is replayed from 0, so that bucket is sealed again, whole", tw.Size()-c.cutTo)
+		if err := tw.CutTo(c.cutTo); err != nil {
+			return err
+		}
+	}
 	if len(torn) > 0 {
 		note("cut %d bytes of a torn last record group from the tape (a crash, a full disk, or an edit in the middle of an append); every store resumes at or before what the rest of the tape holds, so their entries are replayed", len(torn))
 	}
@@ -163,6 +170,17 @@ func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declar
 	for _, p := range stores {
 		resume[p.ID] = p.Pos
 	}
+	b, err := loadBindings(c.dir, tp)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := b.checkSize(c.dir, size, len(torn), decl); err != nil {
+		return nil, nil, nil, err
+	}
+	if c.cutTo, err = b.orphan(f, size, decl); err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
+	}
+	size = min(size, c.cutTo)
 	known := bucket.NewKnown(resume)
 	err = tape.ScanBack(f, size, func(r *tape.Record, _ int64) bool {
 		known.Add(r)
@@ -170,13 +188,6 @@ func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declar
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
-	}
-	b, err := loadBindings(c.dir, tp)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := b.checkSize(c.dir, size, len(torn), decl); err != nil {
-		return nil, nil, nil, err
 	}
 	if err := b.checkDoc(c.dir, doc, size); err != nil {
 		return nil, nil, nil, err
