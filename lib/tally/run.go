@@ -51,7 +51,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	// Everything is checked before anything is written: a refused run
 	// changes no file (not even the repair of a torn tail).
 	tp := filepath.Join(dir, tapeFile)
-	known, b, torn, err := c.check(d.Text, tp, stores, decl)
+	known, b, torn, err := c.check(d.Text, d.Width, tp, stores, decl)
 	if err != nil {
 		return err
 	}
@@ -149,11 +149,22 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 	}
 }
 
+// checkWidth refuses a document whose window is not the width of the
+// tape's last seal (sealed; 0: none yet). It holds without DIR/bindings
+// (removed, or an older release's): every seal records its width.
+func checkWidth(dir string, width, sealed time.Duration) error {
+	if sealed == 0 || sealed == width {
+		return nil
+	}
+	return fmt.Errorf("%s has window %s, but the tape of %s holds buckets %s wide: the document was edited since the tape was begun, and counting on with it would put buckets of two widths on one tape. Nothing was written. Put the document's window back to %s, or, to count with the edited one, re-derive: %s",
+		filepath.Join(dir, documentFile), width, dir, sealed, sealed, rederive(dir))
+}
+
 // check reads what the tape at tp already accounts for (the tail a replay
 // from the resume positions can meet, and the bindings) and refuses a run
 // whose document, store content or resume positions do not fit it; it
 // writes nothing. torn is what opening the tape for writing will cut.
-func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
+func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
 	torn, size, err := tape.Torn(tp)
 	if err != nil {
 		return nil, nil, nil, err
@@ -182,14 +193,25 @@ func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declar
 	}
 	size = min(size, c.cutTo)
 	known := bucket.NewKnown(resume)
+	var sealed time.Duration // the width of the tape's last seal
+	enough := false
 	err = tape.ScanBack(f, size, func(r *tape.Record, _ int64) bool {
-		known.Add(r)
-		return !known.Enough()
+		if !enough {
+			known.Add(r)
+			enough = known.Enough()
+		}
+		if r.Kind == tape.Seal && sealed == 0 {
+			sealed = r.Width
+		}
+		return !enough || sealed == 0
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
 	}
 	if err := b.checkDoc(c.dir, doc, size); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := checkWidth(c.dir, width, sealed); err != nil {
 		return nil, nil, nil, err
 	}
 	for _, s := range decl {
