@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -46,6 +47,7 @@ func (c *checkpoint) load(reset bool) (replaced, err error) {
 		return nil, nil
 	}
 	c.held = reset
+	c.path = resolve(c.path)
 	if c.lock, err = lockfile.Take(c.path+".lock", "feed"); err != nil {
 		var h *lockfile.HeldError
 		if errors.As(err, &h) {
@@ -62,6 +64,24 @@ func (c *checkpoint) load(reset bool) (replaced, err error) {
 	}
 	c.cur = m
 	return nil, nil
+}
+
+// resolve returns the file a cursor path names through its symbolic
+// links (the link's target when it dangles: a first run), so that a
+// link to a cursor takes the cursor's one lock, and a save replaces the
+// cursor, not the link.
+func resolve(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	t, err := os.Readlink(path)
+	if err != nil {
+		return path
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(path), t)
+	}
+	return t
 }
 
 // release lets another feed take the cursor.

@@ -134,3 +134,38 @@ func TestACopytruncateWhileDownNamesTheCopyAndBothRemedies(t *testing.T) {
 		}
 	}
 }
+
+// A cursor named through a symbolic link is the file it links to: a feed
+// on the link takes the cursor's own lock (refused while another feed
+// holds it), and a save rewrites the cursor, leaving the link a link.
+func TestACursorThroughASymlinkIsTheFileItLinksTo(t *testing.T) {
+	dir, _, status := runFeed(t, "a\nb\n", "0", func(*Options) {})
+	if status != 0 {
+		t.Fatalf("first run: exit %d", status)
+	}
+	if err := os.Symlink("cur", filepath.Join(dir, "clink")); err != nil {
+		t.Fatal(err)
+	}
+	held, err := lockfile.Take(filepath.Join(dir, "cur.lock"), "feed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, status := runFeedIn(t, dir, "a\nb\n", "0", func(o *Options) { o.Cursor = filepath.Join(dir, "clink") })
+	held.Close()
+	if status != 1 || !strings.Contains(stderr, "is in use by feed pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("through the link while the cursor is held: exit %d, %q; want it refused", status, stderr)
+	}
+	_, stderr, status = runFeedIn(t, dir, "a\nb\nc\n", "0", func(o *Options) { o.Cursor = filepath.Join(dir, "clink") })
+	if status != 0 {
+		t.Fatalf("through the link: exit %d, %s", status, stderr)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "clink")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link is no longer a link: %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "clink.lock")); err == nil {
+		t.Fatal("a second lock clink.lock was taken")
+	}
+	if cur, _ := os.ReadFile(filepath.Join(dir, "cur")); !strings.HasPrefix(string(cur), "store id=s offset=6 ") {
+		t.Fatalf("the cursor is %q, want the run's offset 6 saved through the link", cur)
+	}
+}
