@@ -122,15 +122,18 @@ func options(c *cli.Context) (Options, error) {
 	}
 	seen := map[string]bool{}
 	for _, arg := range args[:dash] {
-		id, path, err := store.ParseSpec(arg)
+		sp, err := store.ParseSpec(arg)
 		if err != nil {
 			return Options{}, command.Usagef("feed: %v", err)
 		}
-		if seen[id] {
-			return Options{}, command.Usagef("feed: two stores are named %s; name them ID=PATH", id)
+		if seen[sp.ID] {
+			return Options{}, command.Usagef("feed: two stores are named %s; name them ID=PATH", sp.ID)
 		}
-		seen[id] = true
-		opt.Stores = append(opt.Stores, Store{ID: id, Path: path})
+		if len(sp.History) > 0 {
+			return Options{}, command.Usagef("feed: %s: a store named with its older generations is not read by this feed yet; name the file alone, ID=PATH", arg)
+		}
+		seen[sp.ID] = true
+		opt.Stores = append(opt.Stores, Store{ID: sp.ID, Path: sp.Path})
 	}
 	return opt, nil
 }
