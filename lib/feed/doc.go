@@ -2,6 +2,13 @@
 // their entries, in batches, to a consumer process over the line protocol
 // (SPEC §3), and persists each store's durable offset in a cursor file.
 //
+// The main loop (engine.go) sends, parks and reads reports; what it
+// persists is the checkpoint's (checkpoint.go: the cursor, the offsets last
+// saved, the background saver), what falls due by time the clock's
+// (clock.go: polls at a store's end, idle lines, stall warnings), and how a
+// run is stopped from outside the shutdown's (shutdown.go: signals, the
+// consumer's stop). Each can be changed without reading the others.
+//
 // Invariants:
 //   - The park: nothing more is sent for a store while the consumer's taken
 //     is short of the end of its last batch. Parked, feed sleeps in ppoll on

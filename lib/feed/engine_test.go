@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbertally/timbertally/lib/cursor"
-	"github.com/timbertally/timbertally/lib/spin"
 	"github.com/timbertally/timbertally/lib/store"
 )
 
@@ -193,7 +191,7 @@ func TestAStoreIsReadOnceMoreBeforeItsIdleLine(t *testing.T) {
 		}
 		s, now := f.streams[0], time.Now()
 		// The idle falls due now; the store was last read 200 ms before.
-		f.polledAt, s.sentAt, s.dryAt = now, now.Add(-f.opt.IdleTick), now.Add(-f.opt.IdleTick-200*time.Millisecond)
+		f.clock.polledAt, s.sentAt, s.dryAt = now, now.Add(-f.opt.IdleTick), now.Add(-f.opt.IdleTick-200*time.Millisecond)
 		if grows {
 			os.WriteFile(path, []byte("a line written since the last read\n"), 0o644)
 		}
@@ -296,7 +294,10 @@ func openFeeder(t *testing.T, content string, edit func(*Options)) *feeder {
 	os.WriteFile(path, []byte(content), 0o644)
 	opt := Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine}
 	edit(&opt)
-	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
+	if opt.Stderr == nil {
+		opt.Stderr = io.Discard
+	}
+	f := newFeeder(opt)
 	if err := f.open(); err != nil {
 		t.Fatal(err)
 	}
