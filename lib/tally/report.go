@@ -29,6 +29,8 @@ func newReporter(w io.Writer) *reporter {
 
 // add declares a store resuming at pos: feed's offset and taken both start there.
 func (r *reporter) add(id string, pos int64) {
+	r.mu.Lock() // a store joining mid-run: the syncer may be reporting
+	defer r.mu.Unlock()
 	r.ids = append(r.ids, id)
 	r.offset = append(r.offset, pos)
 	r.taken = append(r.taken, pos)

@@ -175,8 +175,10 @@ func (c *consumer) handle(m *message) error {
 	switch h.Kind {
 	case protocol.KindUnknown:
 		return nil // versions are additive: a line this tally does not know is not for it
-	case protocol.KindStore, protocol.KindHello:
-		return fmt.Errorf("%q: feed and store lines come before any batch", m.line)
+	case protocol.KindHello:
+		return fmt.Errorf("%q: the feed line comes once, first", m.line)
+	case protocol.KindStore:
+		return c.join(h.ID, h.Offset)
 	}
 	st, ok := c.ids[h.ID]
 	if !ok {
@@ -204,6 +206,31 @@ func (c *consumer) handle(m *message) error {
 		c.roller.End(st)
 	}
 	return c.flush()
+}
+
+// join declares a store that joins mid-run (feed --follow found a new file
+// of a --glob): its entries count from its first. What the tape already
+// accounts for of it is read again from the tape's tail, as at start, so
+// that an id the tape knows is not counted twice (a backward scan that,
+// for an id new to the tape, reads the whole tape). It holds no one back
+// until it delivers an entry, and the combined event time never goes
+// back for it: its entries older than that are !late, by design.
+func (c *consumer) join(id string, pos int64) error {
+	if _, dup := c.ids[id]; dup {
+		return fmt.Errorf("store %s is declared twice", id)
+	}
+	k := bucket.NewKnown(map[string]int64{id: pos})
+	err := tape.ScanBack(c.tape.File(), c.tape.Size(), func(r *tape.Record, _ int64) bool {
+		k.Add(r)
+		return !k.Enough()
+	})
+	if err != nil {
+		return fmt.Errorf("cannot read the tape of %s for store %s, which joins: %w", c.dir, id, err)
+	}
+	c.ids[id] = c.roller.Join(id, pos, k)
+	c.rep.add(id, pos)
+	c.safe = append(c.safe, pos)
+	return nil
 }
 
 // contiguous checks that a batch or skip at offset continues store st where
