@@ -44,7 +44,7 @@ func (c *clock) pollDue(now time.Time) bool {
 // idleDue says when store s is owed an idle line: only at its live edge
 // (following, everything delivered and taken, nothing new), every idle tick.
 func (c *clock) idleDue(s *stream, led *ledger) (time.Time, bool) {
-	if !c.follow || !s.dry || s.ready || led.parked(s.i) {
+	if !c.follow || !s.dry || s.ready || s.ended || led.parked(s.i) {
 		return time.Time{}, false
 	}
 	last := s.sentAt
@@ -120,6 +120,9 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 			f.note("feed: store %s has been parked for %v with no report: the consumer is holding a batch; a consumer that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
 		}
 	}
+	if err := f.scanGlobs(now); err != nil {
+		return false, err
+	}
 	if now.Sub(f.cp.savedAt) >= saveEvery {
 		if err := f.cp.save(now); err != nil {
 			return false, err
@@ -132,5 +135,6 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 // nextDue returns the earliest deadline of the run; none means the loop
 // waits for reports alone.
 func (f *feeder) nextDue() (time.Time, bool) {
-	return f.clock.next(f.streams, f.led, f.cp.due, f.prog.due)
+	globs := func() (time.Time, bool) { return f.globs.due(f.opt.Follow, f.opt.IdleTick) }
+	return f.clock.next(f.streams, f.led, f.cp.due, f.prog.due, globs)
 }

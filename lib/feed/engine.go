@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -20,12 +21,14 @@ import (
 // maxBatchBytes bounds a batch's bytes; one longer entry is still a batch.
 const maxBatchBytes = 8 << 20
 
-// Store is one store to follow: its id on the protocol and its file.
-type Store struct{ ID, Path string }
+// Store is one store to follow: its id on the protocol, its file and the
+// older generations read before it (store.Spec, the command line's syntax).
+type Store = store.Spec
 
 // Options is a feed run, as the command line gives it.
 type Options struct {
 	Stores    []Store
+	Globs     []string // --glob patterns: every matching file is a store, and, following, every new one
 	Consumer  []string // argv, started without a shell
 	Cursor    string   // "": nothing is read or persisted
 	Follow    bool
@@ -56,6 +59,8 @@ type stream struct {
 	entryAt time.Time   // when the store last delivered an entry
 	warned  bool        // the stall warning is printed
 	gens    int         // generations of the store already noted
+	glob    string      // the --glob it matched; "": named on the command line
+	gone    int         // consecutive glob scans that found its file gone
 }
 
 // feeder runs one feed: the main loop over the streams, the ledger of what
@@ -80,6 +85,7 @@ type feeder struct {
 	stop    shutdown
 	prog    *progress
 	copied  bool // the copytruncate note is printed
+	globs   globber
 }
 
 // newFeeder returns a feeder for opt, its stores not yet opened.
@@ -134,27 +140,47 @@ func (f *feeder) open() error {
 	if replaced != nil {
 		f.note("feed: %v; --reset replaces it", replaced)
 	}
-	if err := sameFile(f.opt.Stores); err != nil {
+	stores, globbed, err := f.globs.expand(f.opt.Stores, f.opt.Globs)
+	if err != nil {
 		return err
 	}
-	ids := make([]string, len(f.opt.Stores))
-	start := make([]int64, len(f.opt.Stores))
-	now := time.Now()
-	for i, st := range f.opt.Stores {
-		m, err := f.resume(st)
+	if err := sameFile(stores); err != nil {
+		return err
+	}
+	ids := make([]string, len(stores))
+	start := make([]int64, len(stores))
+	for i, st := range stores {
+		s, err := f.openStream(st, i, false)
 		if err != nil {
 			return err
 		}
-		r, err := store.Resume(st.Path, m.Offset, m.Gen, f.opt.MaxLine)
-		if err != nil {
-			return fmt.Errorf("feed: store %s: %w", st.ID, err)
-		}
-		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1})
-		ids[i], start[i] = st.ID, m.Offset
+		s.glob = globbed[i]
+		f.streams = append(f.streams, s)
+		ids[i], start[i] = st.ID, s.r.Pos()
 	}
 	f.led = newLedger(ids, start)
 	f.cp.bind(f.streams, f.led, start)
 	return nil
+}
+
+// openStream opens store st, the run's i-th, at its resume position (a
+// store joining mid-run, that the cursor does not know, from its start).
+// Following, a file that does not exist yet is waited for: a note now,
+// then silence until it appears and is read from its start.
+func (f *feeder) openStream(st Store, i int, joins bool) (*stream, error) {
+	m, err := f.resume(st, joins)
+	if err != nil {
+		return nil, err
+	}
+	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow})
+	if err != nil {
+		return nil, fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	if r.Waiting() {
+		f.note("feed: store %s: %s does not exist yet; waiting for it (it is read from its start when it appears)", st.ID, st.Path)
+	}
+	now := time.Now()
+	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens())}, nil
 }
 
 // sameFile refuses two stores that are one file (named twice, or through a
@@ -173,22 +199,29 @@ func sameFile(stores []Store) error {
 }
 
 // resume returns where a store starts: 0 on --reset, else its cursor
-// mark, else (a store the cursor does not know) --from.
-func (f *feeder) resume(st Store) (cursor.Mark, error) {
+// mark, else (a store the cursor does not know) --from, or 0 when it joins.
+func (f *feeder) resume(st Store, joins bool) (cursor.Mark, error) {
 	if m, ok := f.cp.cur[st.ID]; ok && !f.opt.Reset {
 		return m, nil
 	}
 	if err := f.renamed(st); err != nil {
 		return cursor.Mark{}, err
 	}
-	if !f.opt.FromEnd || f.opt.Reset {
+	if !f.opt.FromEnd || f.opt.Reset || joins {
 		return cursor.Mark{}, nil
+	}
+	base, err := store.HistoryEnd(st)
+	if err != nil {
+		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	if _, err := os.Stat(st.Path); errors.Is(err, fs.ErrNotExist) && f.opt.Follow {
+		return cursor.Mark{Offset: base}, nil // waited for: read from its start
 	}
 	pos, err := store.EndOfLastLine(st.Path)
 	if err != nil {
 		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
-	return cursor.Mark{Offset: pos}, nil
+	return cursor.Mark{Offset: base + pos}, nil
 }
 
 // renamed refuses a store the cursor does not know by its id but follows
@@ -249,7 +282,7 @@ func (f *feeder) loop() error {
 	var b []byte
 	b = protocol.AppendHello(b)
 	for _, s := range f.streams {
-		b = protocol.AppendStore(b, s.ID, s.r.Pos())
+		b = appendStore(b, s)
 	}
 	if err := f.write(b); err != nil {
 		return err
@@ -410,6 +443,13 @@ func (f *feeder) prepare() error {
 func (f *feeder) noteRotations(s *stream) {
 	gens := s.r.Gens()
 	for _, g := range gens[s.gens:] {
+		switch g.Cause {
+		case "older", "open", "created":
+			continue // the generations named, read in turn; a file waited for
+		case "waiting":
+			f.note("feed: store %s: its older generations are read; %s does not exist yet; waiting for it (it is read from its start when it appears)", s.ID, s.Path)
+			continue
+		}
 		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, s.Path, g.Base)
 		if g.Skipped != "" {
 			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; re-derive with tally --provision --replace and feed --reset, or run feed with less lag", s.ID, g.Skipped)

@@ -117,15 +117,16 @@ func (id GenID) what() string {
 	return fmt.Sprintf("the generation %s whose first %d bytes have CRC-32 %08x", at, id.SigLen, id.Sig)
 }
 
-// ListError says the generations a store is named with do not match the
+// ListError says the generations store ID is named with do not match the
 // ones its cursor recorded: reading on would place entries at other
-// positions than those already counted, or skip some.
+// positions than those already counted, or skip some. Its text leaves the
+// id to the caller's prefix.
 type ListError struct {
 	ID, Why string
 }
 
 func (e *ListError) Error() string {
-	return fmt.Sprintf("store: %s: %s; name the generations as the cursor recorded them, oldest first (a generation may be left off the front once read, and a newer one added), or re-derive with tally --provision --replace and feed --reset", e.ID, e.Why)
+	return fmt.Sprintf("store: %s; name the generations as the cursor recorded them, oldest first (a generation may be left off the front once read, and a newer one added), or re-derive with tally --provision --replace and feed --reset", e.Why)
 }
 
 // align places the older generations olds on the axis the cursor

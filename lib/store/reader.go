@@ -642,3 +642,12 @@ func EndOfLastLine(path string) (int64, error) {
 	}
 	return 0, nil
 }
+
+// Stat returns the info of the file being read (an error while older
+// generations are read, or while the file is waited for).
+func (r *Reader) Stat() (os.FileInfo, error) {
+	if r.f == nil || len(r.olds) > 0 {
+		return nil, errors.New("store: no file of the path is open")
+	}
+	return r.f.Stat()
+}
