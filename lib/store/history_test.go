@@ -125,6 +125,9 @@ func TestACursorInsideAnOlderGenerationResumesThere(t *testing.T) {
 	for _, pos := range []int64{1, 40000, 100000, int64(len(whole)) - 10} {
 		w := cursorAt(t, s, pos)
 		r := openSpec(t, s, w)
+		if r.Pos() != w.Pos {
+			t.Fatalf("resumed at %d, Pos() = %d", w.Pos, r.Pos())
+		}
 		if got := joined(t, drain(t, r, 100, 1<<20), w.Pos); got != whole[w.Pos:] {
 			t.Fatalf("resumed at %d: read %d bytes, want %d", w.Pos, len(got), len(whole)-int(w.Pos))
 		}

@@ -256,7 +256,7 @@ func (r *Reader) Pos() int64 {
 	if r.skipFrom >= 0 {
 		return r.skipFrom
 	}
-	return r.pos
+	return max(r.pos, r.drop) // resuming inside an older generation: from where it resumes
 }
 
 // gen returns the generation being read.
