@@ -30,7 +30,7 @@ type parser struct {
 	d                                *Doc
 	groups                           []string // Regex: the named groups
 	formatLine, timeLine, windowLine int
-	capLine, lastLine                int
+	capLine, lastLine, futureLine    int
 }
 
 // Parse parses a document's text; name says which document it is in
@@ -62,6 +62,9 @@ func (p *parser) directive(n int, line string) error {
 	if re, ok := regexSource(line); ok {
 		return p.regexFormat(n, re)
 	}
+	if ok, err := p.serverFormat(n, line); ok {
+		return err
+	}
 	line = stripComment(line)
 	words := strings.Fields(line)
 	if len(words) == 0 {
@@ -76,10 +79,12 @@ func (p *parser) directive(n int, line string) error {
 		return p.window(n, words)
 	case "cap":
 		return p.cap(n, words)
+	case "future":
+		return p.future(n, words)
 	case "metric":
 		return p.metric(n, words)
 	}
-	return p.errorf(n, "unknown directive %q; want format, time, window, cap or metric", words[0])
+	return p.errorf(n, "unknown directive %q; want format, time, window, cap, future or metric", words[0])
 }
 
 // regexSource returns the RE2 of a "format regex RE2" line: everything
@@ -127,11 +132,14 @@ func (p *parser) once(n int, word string, seen *int) error {
 	return nil
 }
 
-const formatWant = `"format" wants apache-combined, apache-common or regex RE2, e.g. format apache-combined`
+const formatWant = `"format" wants apache-combined, apache-common, apache "LOGFORMAT", nginx 'LOG_FORMAT', json, logfmt or regex RE2, e.g. format apache-combined`
 
 func (p *parser) format(n int, words []string) error {
 	if err := p.once(n, "format", &p.formatLine); err != nil {
 		return err
+	}
+	if len(words) > 2 && (words[1] == "json" || words[1] == "logfmt") {
+		return p.keys(n, words)
 	}
 	if len(words) != 2 {
 		return p.errorf(n, formatWant)
@@ -141,8 +149,34 @@ func (p *parser) format(n int, words []string) error {
 		p.d.Format = ApacheCombined
 	case "apache-common":
 		p.d.Format = ApacheCommon
+	case "json":
+		p.d.Format = JSON
+	case "logfmt":
+		p.d.Format = Logfmt
 	default:
 		return p.errorf(n, formatWant)
+	}
+	return nil
+}
+
+const keysWant = `names a field as NAME=KEYPATH, e.g. format json method=request.method ua=request.headers.User-Agent.0`
+
+// keys parses "format json|logfmt NAME=PATH…": fields whose key path is not
+// a label name (by= needs one) or that the document names otherwise.
+func (p *parser) keys(n int, words []string) error {
+	p.d.Format = JSON
+	if words[1] == "logfmt" {
+		p.d.Format = Logfmt
+	}
+	for _, w := range words[2:] {
+		name, path, ok := strings.Cut(w, "=")
+		if !ok || !isLabelName(name) || path == "" {
+			return p.errorf(n, "format %s: %q is not NAME=KEYPATH with NAME a label name; format %s %s", words[1], w, words[1], keysWant)
+		}
+		if slices.ContainsFunc(p.d.Keys, func(k Key) bool { return k.Name == name }) {
+			return p.errorf(n, "format %s: field %s is named twice; name it once", words[1], name)
+		}
+		p.d.Keys = append(p.d.Keys, Key{Name: name, Path: path})
 	}
 	return nil
 }
@@ -205,7 +239,7 @@ var layoutProbe = time.Date(2011, time.November, 13, 21, 32, 43, 0, time.UTC)
 // reference time into something it parses back.
 func checkLayout(layout string) error {
 	switch layout {
-	case LayoutCLF, LayoutRFC3339, LayoutUnix, LayoutUnixMs:
+	case LayoutCLF, LayoutRFC3339, LayoutUnix, LayoutUnixMs, LayoutUnixUs:
 		return nil
 	}
 	s := layoutProbe.Format(layout)
@@ -272,6 +306,28 @@ func (p *parser) cap(n int, words []string) error {
 	return nil
 }
 
+const futureWant = `"future" wants a duration above zero or none, e.g. future 24h`
+
+// future sets how far ahead of the wall clock an entry's time may be.
+func (p *parser) future(n int, words []string) error {
+	if err := p.once(n, "future", &p.futureLine); err != nil {
+		return err
+	}
+	if len(words) != 2 {
+		return p.errorf(n, futureWant)
+	}
+	if words[1] == "none" {
+		p.d.Future = 0
+		return nil
+	}
+	d, err := time.ParseDuration(words[1])
+	if err != nil || d <= 0 {
+		return p.errorf(n, "future %q is not a duration above zero; %s", words[1], futureWant)
+	}
+	p.d.Future = d
+	return nil
+}
+
 // finish checks what needs the whole document: the required directives,
 // and that every field named exists in the format.
 func (p *parser) finish() error {
@@ -280,10 +336,12 @@ func (p *parser) finish() error {
 		return p.errorf(end, "the document ends without a format; add one, e.g. format apache-combined")
 	}
 	if d.TimeField == "" {
-		if d.Format == Regex {
-			return p.errorf(p.formatLine, `"format regex" needs a time directive naming a group, e.g. time ts layout=rfc3339`)
+		if err := p.defaultTime(); err != nil {
+			return err
 		}
-		d.TimeField, d.Layout = "time", LayoutCLF
+	}
+	if p.futureLine == 0 {
+		d.Future = DefaultFuture
 	}
 	if d.Width == 0 {
 		return p.errorf(end, "the document ends without a window; add one, e.g. window 10s grace=30s")
@@ -299,8 +357,36 @@ func (p *parser) finish() error {
 		if err := p.checkFields(m, fields); err != nil {
 			return err
 		}
+		if err := p.checkHistogram(m); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// defaultTime sets the time of a document without a time directive: the
+// built-in formats' CLF time, a LogFormat's first time field; the other
+// formats need the directive.
+func (p *parser) defaultTime() error {
+	d := p.d
+	switch d.Format {
+	case ApacheCombined, ApacheCommon:
+		d.TimeField, d.Layout = "time", LayoutCLF
+		return nil
+	case Apache, Nginx:
+		for _, part := range d.LogFormat.Parts {
+			if part.Kind == Stamp {
+				d.TimeField, d.Layout = part.Field, part.Layout
+				return nil
+			}
+		}
+		return p.errorf(p.formatLine, "the format string has no time (%%t, $time_local, $time_iso8601 or $msec); log one, or add a time directive naming the field that holds it")
+	case JSON:
+		return p.errorf(p.formatLine, `"format json" needs a time directive naming the key, e.g. time ts layout=unix`)
+	case Logfmt:
+		return p.errorf(p.formatLine, `"format logfmt" needs a time directive naming the key, e.g. time ts layout=rfc3339`)
+	}
+	return p.errorf(p.formatLine, `"format regex" needs a time directive naming a group, e.g. time ts layout=rfc3339`)
 }
 
 // checkFields refuses a metric that names a field the format lacks.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -61,6 +62,7 @@ type stream struct {
 	gens    int         // generations of the store already noted
 	glob    string      // the --glob it matched; "": named on the command line
 	gone    int         // consecutive glob scans that found its file gone
+	from    string      // where the resume position came from (protocol.FromCursor, ...)
 }
 
 // feeder runs one feed: the main loop over the streams, the ledger of what
@@ -100,6 +102,7 @@ var errMax = errors.New("feed: --max reached")
 // --max or an error, persists the cursor and returns the exit status.
 func Run(opt Options, signals <-chan os.Signal) (int, error) {
 	f := newFeeder(opt)
+	defer f.cp.release()
 	if err := f.open(); err != nil {
 		return 1, err
 	}
@@ -168,19 +171,67 @@ func (f *feeder) open() error {
 // Following, a file that does not exist yet is waited for: a note now,
 // then silence until it appears and is read from its start.
 func (f *feeder) openStream(st Store, i int, joins bool) (*stream, error) {
-	m, err := f.resume(st, joins)
+	m, from, err := f.resume(st, joins)
 	if err != nil {
 		return nil, err
 	}
 	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow})
 	if err != nil {
+		return nil, f.resumeErr(st, m, err)
+	}
+	if ok, err := r.AtLineStart(); err != nil || !ok {
+		r.Close()
+		if err == nil {
+			err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, store.Rederive)
+		}
 		return nil, fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
 	if r.Waiting() {
 		f.note("feed: store %s: %s does not exist yet; waiting for it (it is read from its start when it appears)", st.ID, st.Path)
 	}
 	now := time.Now()
-	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens())}, nil
+	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens()), from: from}, nil
+}
+
+// resumeErr says why store st cannot resume at its mark m. A file that is
+// the cursor's inode with other first bytes was truncated in place and
+// rewritten (copytruncate) or rotated with its inode reused while feed was
+// down: its new lines cannot go on at the cursor's position, and a --reset
+// would put them at positions the consumer already holds. They start a
+// store of their own instead, under a new id.
+func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
+	var rep *store.ReplacedError
+	if !errors.As(err, &rep) || !rep.SameInode() {
+		return fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	old := "is not beside it under a rotated name (compressed or removed?)"
+	check := ""
+	if cp := store.FindCopy(st.Path, m.Gen); cp != "" {
+		old = fmt.Sprintf("is %s (the same first %d bytes)", cp, m.Gen.SigLen)
+		if fi, err := os.Stat(cp); err == nil && m.Gen.Base+fi.Size() > m.Offset {
+			old += fmt.Sprintf("; its last %d bytes, after position %d, were never fed and are not counted by this remedy", m.Gen.Base+fi.Size()-m.Offset, m.Offset)
+		}
+		check = fmt.Sprintf("; check both with tgcheck --against %s=%s --against %s.2=%s %s", st.ID, cp, st.ID, st.Path, tallyStore(f.opt.Consumer))
+	}
+	return fmt.Errorf("feed: store %s: %s; %s. That counts the tally store again from what %s holds now, without its old content. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
+		st.ID, rep.What(), store.Rederive, st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
+}
+
+// storeArg is how a store is named on the command line.
+func storeArg(st Store) string {
+	if st.ID == filepath.Base(st.Path) {
+		return st.Path
+	}
+	return st.ID + "=" + st.Path
+}
+
+// tallyStore names the tally store of a consumer "tally --run DIR", else
+// says TALLYSTORE.
+func tallyStore(argv []string) string {
+	if n := len(argv); n >= 2 && argv[n-2] == "--run" {
+		return argv[n-1]
+	}
+	return "TALLYSTORE"
 }
 
 // sameFile refuses two stores that are one file (named twice, or through a
@@ -198,30 +249,31 @@ func sameFile(stores []Store) error {
 	return nil
 }
 
-// resume returns where a store starts: 0 on --reset, else its cursor
-// mark, else (a store the cursor does not know) --from, or 0 when it joins.
-func (f *feeder) resume(st Store, joins bool) (cursor.Mark, error) {
+// resume returns where a store starts, and where that came from: 0 on
+// --reset, else its cursor mark, else (a store the cursor does not know)
+// --from, or 0 when it joins mid-run.
+func (f *feeder) resume(st Store, joins bool) (cursor.Mark, string, error) {
 	if m, ok := f.cp.cur[st.ID]; ok && !f.opt.Reset {
-		return m, nil
+		return m, protocol.FromCursor, nil
 	}
 	if err := f.renamed(st); err != nil {
-		return cursor.Mark{}, err
+		return cursor.Mark{}, "", err
 	}
 	if !f.opt.FromEnd || f.opt.Reset || joins {
-		return cursor.Mark{}, nil
+		return cursor.Mark{}, protocol.FromStart, nil
 	}
 	base, err := store.HistoryEnd(st)
 	if err != nil {
-		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
+		return cursor.Mark{}, "", fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
 	if _, err := os.Stat(st.Path); errors.Is(err, fs.ErrNotExist) && f.opt.Follow {
-		return cursor.Mark{Offset: base}, nil // waited for: read from its start
+		return cursor.Mark{Offset: base}, protocol.FromEnd, nil // waited for: read from its start
 	}
 	pos, err := store.EndOfLastLine(st.Path)
 	if err != nil {
-		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
+		return cursor.Mark{}, "", fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
-	return cursor.Mark{Offset: base + pos}, nil
+	return cursor.Mark{Offset: base + pos}, protocol.FromEnd, nil
 }
 
 // renamed refuses a store the cursor does not know by its id but follows
@@ -234,7 +286,7 @@ func (f *feeder) renamed(st Store) error {
 	}
 	for _, id := range slices.Sorted(maps.Keys(f.cp.cur)) {
 		if store.IsGen(st.Path, f.cp.cur[id].Gen) {
-			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped, or run with --reset to read every store again", st.ID, st.Path, id, id, st.Path, id)
+			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped (under a new id its entries would be counted a second time), or, to count it under the new id, re-derive: tally --provision --replace on the tally store, then feed --reset", st.ID, st.Path, id, id, st.Path, id)
 		}
 	}
 	return nil

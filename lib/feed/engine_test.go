@@ -36,7 +36,12 @@ done
 // seconds; it returns the directory, what was printed and the exit status.
 func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, string, int) {
 	t.Helper()
-	dir := t.TempDir()
+	return runFeedIn(t, t.TempDir(), content, hold, edit)
+}
+
+// runFeedIn is runFeed in dir, which may hold a cursor from an earlier run.
+func runFeedIn(t *testing.T, dir, content, hold string, edit func(*Options)) (string, string, int) {
+	t.Helper()
 	os.WriteFile(filepath.Join(dir, "s.log"), []byte(content), 0o644)
 	os.WriteFile(filepath.Join(dir, "ack.sh"), []byte(slowAck), 0o644)
 	t.Chdir(dir)
@@ -55,7 +60,7 @@ func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, s
 func TestFromEndStartsAfterTheLastCompleteLine(t *testing.T) {
 	dir, stderr, status := runFeed(t, "a\nb\npart", "0", func(o *Options) { o.FromEnd = true })
 	in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
-	if status != 0 || string(in) != "feed v=1\nstore id=s offset=4\nend id=s\n" {
+	if status != 0 || string(in) != "feed v=1\nstore id=s offset=4 gen=0 sig=bad43928 siglen=8 from=end\nend id=s\n" {
 		t.Fatalf("status %d, %s; the consumer read %q, want the store at 4 and no batch", status, stderr, in)
 	}
 }
@@ -67,7 +72,7 @@ func TestTheCursorWinsOverFromEndAndResetWinsOverBoth(t *testing.T) {
 	for _, c := range []struct {
 		reset bool
 		want  string
-	}{{false, "store id=s offset=2\n"}, {true, "store id=s offset=0\n"}} {
+	}{{false, "store id=s offset=2 gen=0 sig=18572a97 siglen=4 from=cursor\n"}, {true, "store id=s offset=0 gen=0 sig=18572a97 siglen=4 from=start\n"}} {
 		opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"}, Cursor: "cur",
 			BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &bytes.Buffer{}, FromEnd: true, Reset: c.reset}
 		if status, err := Run(opt, make(chan os.Signal)); status != 0 || err != nil {

@@ -151,7 +151,10 @@ func (f *feeder) checkGone(s *stream) error {
 	return f.write(protocol.AppendEnd(f.hdr[:0], s.ID))
 }
 
-// appendStore appends store s's store line: its id and resume position.
+// appendStore appends store s's store line: its id, resume position, the
+// identity of the generation holding it and where it came from. A store
+// joining mid-run sends the same line.
 func appendStore(b []byte, s *stream) []byte {
-	return protocol.AppendStore(b, s.ID, s.r.Pos())
+	g := s.r.GenAt(s.r.Pos())
+	return protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
 }

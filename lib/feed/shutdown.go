@@ -97,8 +97,12 @@ func (f *feeder) finish(why error) (int, error) {
 	case why == nil && f.stop.forced:
 		// Every end was sent, but a second signal cut the consumer's finish.
 		return 128 + int(sig), firstErr(perr, cerr, serr)
+	case why == errMax && !f.cp.moved():
+		// Said even with -q: a run that repeats itself forever is not a note.
+		f.warn("feed: stopped after --max %d entries, and they sealed no bucket: the consumer holds them all in buckets still open (a bucket seals once event time passes its end plus the document's grace), so no durable offset and not the cursor moved, and the same command repeats this run; raise --max well above %d, or run without it", f.opt.Max, f.sent)
+		why = nil
 	case why == errMax:
-		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); run again to continue", f.opt.Max)
+		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); the cursor moved, run again to continue", f.opt.Max)
 		why = nil
 	case why != nil && cerr != nil:
 		// The consumer's own death explains the broken pipe or the early EOF.

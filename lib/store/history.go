@@ -184,6 +184,9 @@ func (r *Reader) fillOlder(next int64) (bool, error) {
 	switch {
 	case n > 0 && next < r.drop: // the buffer is empty: next is r.pos
 		r.pos += int64(n)
+		if r.pos == r.drop && r.dropNL && free[n-1] != '\n' {
+			return false, fmt.Errorf("store: the cursor's position %d is not where a line starts in %s (the byte before it is not a newline): the cursor was edited, or it is another file's; fix the cursor, or %s", r.drop, o.path, Rederive)
+		}
 		return true, nil
 	case n > 0:
 		r.end += n

@@ -259,3 +259,16 @@ func TestReadingFromAPositionPastTheHistoryStartsThereInTheFile(t *testing.T) {
 		}
 	}
 }
+
+func TestACursorInsideAnOlderGenerationNotAtALineStartIsAnError(t *testing.T) {
+	s, _ := rotated(t)
+	w := cursorAt(t, s, 40000)
+	w.Pos -= 3 // inside a line
+	r := openSpec(t, s, w)
+	if ok, err := r.AtLineStart(); !ok || err != nil {
+		t.Fatalf("AtLineStart = %v, %v; the check is the read's", ok, err)
+	}
+	if _, _, err := r.Next(100, 1<<20); err == nil || !strings.Contains(err.Error(), "not where a line starts") {
+		t.Fatalf("Next = %v, want the cursor refused", err)
+	}
+}

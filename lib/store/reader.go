@@ -53,6 +53,7 @@ type Reader struct {
 	olds     []*older      // older generations not yet read to their end, the one being read first (f is nil)
 	drop     int64         // the bytes before this position are read and dropped
 	dropIn   bool          // drop lies inside olds[0]: the generation a cursor holds
+	dropNL   bool          // the last byte dropped must be a '\n' (AtLineStart)
 	ids      []GenID       // history: the generations before the first one read
 }
 
@@ -608,8 +609,8 @@ type ShorterError struct {
 }
 
 func (e *ShorterError) Error() string {
-	return fmt.Sprintf("store: %s is shorter than the position to read from (%d < %d bytes): it was truncated or replaced; run feed with --reset to re-derive from 0",
-		e.Path, e.Size, e.Pos)
+	return fmt.Sprintf("store: %s is shorter than the position to read from (%d < %d bytes): it was truncated or replaced; %s",
+		e.Path, e.Size, e.Pos, Rederive)
 }
 
 // tailStep is how far EndOfLastLine reads back at a time.

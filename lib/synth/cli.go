@@ -12,14 +12,18 @@ import (
 )
 
 const usage = `usage: synth [-n N] [-seed S] [-start RFC3339] [-rate R] [-steady] [-jitter D]
-             [-malformed F] [-paths P] [-statuses S,S...] [-o FILE]
+             [-malformed F] [-paths P] [-statuses S,S...] [-format F] [-o FILE]
 
-Writes N deterministic Apache combined log lines (same flags, same bytes).
+Writes N deterministic log lines (same flags, same bytes): Apache combined,
+or with -format apache-timed (combined + duration, vhost, X-Forwarded-For), nginx
+(combined + request and upstream times), json (Caddy-like) or
+logfmt.
 
 Examples:
   synth -n 20000 -o access.log                      # 20 000 lines at ~100/s of log time
   synth -n 1536 -rate 51.2 -steady -statuses 200    # exactly 512 lines per 10 s window
   synth -n 100000 -jitter 3s -malformed 0.01        # out-of-order stamps, 1% bad lines
+  synth -n 20000 -format json -o caddy.log          # JSON lines with durations
 
 Flags:
 `
@@ -48,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.Jitter, "jitter", 0, "most a stamp may lie before an earlier line's (whole seconds)")
 	fs.Float64Var(&c.Malformed, "malformed", 0, "fraction of malformed lines")
 	fs.IntVar(&c.Paths, "paths", 200, "distinct path values")
+	fs.StringVar(&c.Format, "format", "combined", "line format: combined, apache-timed, nginx, json or logfmt")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
