@@ -104,6 +104,11 @@ func TestAParkedStoreWithNoReportIsWarnedOnce(t *testing.T) {
 	if n := strings.Count(stderr, "store s has been parked for 1ms with no report"); status != 0 || n != 1 {
 		t.Fatalf("status %d; the stall warning was printed %d times, want once:\n%s", status, n, stderr)
 	}
+	// A consumer whose report sits in an unflushed buffer (Python's print
+	// into a pipe) looks the same: the warning names it, not only taken=.
+	if !strings.Contains(stderr, "wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report") {
+		t.Fatalf("the stall warning does not name an unflushed report:\n%s", stderr)
+	}
 }
 
 func TestQuietSilencesTheStallWarning(t *testing.T) {

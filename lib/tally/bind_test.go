@@ -168,11 +168,11 @@ func TestReplaceMovesTheBindingsAsideWithTheOldTape(t *testing.T) {
 	}
 	bound, _ := os.ReadFile(filepath.Join(dir, bindingsFile))
 	d, _ := doc.Parse("test", []byte(testDoc))
-	moved, err := provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	_, err := provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old, _ := os.ReadFile(moved + "." + bindingsFile); len(bound) == 0 || string(old) != string(bound) {
+	if old, _ := os.ReadFile(filepath.Join(dir, "bindings.replaced.2026-01-02T03:04:05Z")); len(bound) == 0 || string(old) != string(bound) {
 		t.Fatalf("the old bindings %q are not beside the old tape: %q", bound, old)
 	}
 	if _, err := os.Stat(filepath.Join(dir, bindingsFile)); err == nil {

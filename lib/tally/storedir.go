@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
@@ -49,7 +50,7 @@ func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved strin
 		}
 		// The bindings say what the old tape was counted from: they go
 		// with it (a new tape could reuse its inode once it is deleted).
-		if err := os.Rename(filepath.Join(dir, bindingsFile), moved+"."+bindingsFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(filepath.Join(dir, bindingsFile), replacedBindings(dir, moved)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return moved, err
 		}
 	}
@@ -65,6 +66,12 @@ func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved strin
 		return moved, err
 	}
 	return moved, errors.Join(f.Close(), atomicfile.SyncDir(dir))
+}
+
+// replacedBindings is where --replace moves the bindings of the tape it
+// moved to moved: bindings.replaced.TIME, the tape's time.
+func replacedBindings(dir, moved string) string {
+	return filepath.Join(dir, bindingsFile+strings.TrimPrefix(filepath.Base(moved), tapeFile))
 }
 
 // loadDocument reads the store's frozen document.
