@@ -27,8 +27,9 @@ type consumer struct {
 	ids    map[string]int
 	safe   []int64
 	note   func(string, ...any)
-	last   []byte // the line being handled, for messages
-	seen   int64  // the input position ahead looked up to
+	binds  *bindings // what the tape was counted from; a store joining mid-run is checked against it too
+	last   []byte    // the line being handled, for messages
+	seen   int64     // the input position ahead looked up to
 }
 
 // run is tally --run DIR.
@@ -66,6 +67,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err := b.save(dir, tw.File(), false); err != nil {
 		return err
 	}
+	c.binds = b
 	if c.roller, err = newRoller(d, known); err != nil {
 		return err
 	}
@@ -233,7 +235,7 @@ func (c *consumer) handle(m *message) error {
 	case protocol.KindHello:
 		return fmt.Errorf("%q: the feed line comes once, first", m.line)
 	case protocol.KindStore:
-		return c.join(h.ID, h.Offset)
+		return c.join(declared{id: h.ID, pos: h.Offset, gen: h.Gen, from: h.From})
 	}
 	st, ok := c.ids[h.ID]
 	if !ok {
@@ -270,7 +272,11 @@ func (c *consumer) handle(m *message) error {
 // for an id new to the tape, reads the whole tape). It holds no one back
 // until it delivers an entry, and the combined event time never goes
 // back for it: its entries older than that are !late, by design.
-func (c *consumer) join(id string, pos int64) error {
+//
+// Its store line is held to the tape's bindings as the first ones are: a
+// refused join stops the run, with the fix.
+func (c *consumer) join(s declared) error {
+	id, pos := s.id, s.pos
 	if _, dup := c.ids[id]; dup {
 		return fmt.Errorf("store %s is declared twice", id)
 	}
@@ -281,6 +287,9 @@ func (c *consumer) join(id string, pos int64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("cannot read the tape of %s for store %s, which joins: %w", c.dir, id, err)
+	}
+	if err := c.binds.checkStore(c.dir, s, k.Frontier(id), 0); err != nil {
+		return err
 	}
 	c.ids[id] = c.roller.Join(id, pos, k)
 	c.rep.add(id, pos)
