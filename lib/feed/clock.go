@@ -110,14 +110,19 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 				continue
 			}
 			s.idleAt = now
-			quiet := now.Sub(s.entryAt).Milliseconds()
-			if err := f.write(protocol.AppendIdle(f.hdr[:0], s.ID, quiet)); err != nil {
-				return false, err
-			}
+			// One write for every idle due now: a glob of 1 000 stores at
+			// their live edge is 1 000 idle lines a tick.
+			f.idles = protocol.AppendIdle(f.idles, s.ID, now.Sub(s.entryAt).Milliseconds())
 		}
 		if due, ok := f.clock.stallDue(s, f.led); ok && !now.Before(due) {
 			s.warned = true
 			f.note("feed: store %s has been parked for %v with no report: the consumer is holding a batch, or wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report; Python's print buffers a pipe); one that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
+		}
+	}
+	if len(f.idles) > 0 {
+		err := f.write(f.idles)
+		if f.idles = f.idles[:0]; err != nil {
+			return false, err
 		}
 	}
 	if err := f.scanGlobs(now); err != nil {

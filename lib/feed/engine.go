@@ -88,6 +88,7 @@ type feeder struct {
 	prog    *progress
 	copied  bool // the copytruncate note is printed
 	globs   globber
+	idles   []byte // the idle lines due in a tick, written at once
 }
 
 // newFeeder returns a feeder for opt, its stores not yet opened.

@@ -24,6 +24,7 @@ type globber struct {
 	patterns  []string
 	paths     map[string]bool // the files of the run's stores, by path
 	refused   map[string]bool // new files refused (and named) already
+	seen      map[string]bool // the files the last scan matched
 	scannedAt time.Time
 }
 
@@ -32,7 +33,7 @@ type globber struct {
 // store), and per store the pattern it matched ("" for a named one). Two
 // stores of one id are refused, naming both files.
 func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, error) {
-	g.patterns, g.paths, g.refused = patterns, map[string]bool{}, map[string]bool{}
+	g.patterns, g.paths, g.refused, g.seen = patterns, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	stores := append([]Store(nil), named...)
 	globbed := make([]string, len(named))
 	byID := map[string]string{}
@@ -72,9 +73,11 @@ func (f *feeder) scanGlobs(now time.Time) error {
 		return nil
 	}
 	g.scannedAt = now
+	clear(g.seen)
 	for _, p := range g.patterns {
 		paths, _ := filepath.Glob(p) // checked well formed on the command line
 		for _, path := range paths {
+			g.seen[path] = true
 			if g.paths[path] || g.refused[path] {
 				continue
 			}
@@ -86,7 +89,10 @@ func (f *feeder) scanGlobs(now time.Time) error {
 		}
 	}
 	for _, s := range f.streams {
-		if s.glob != "" && !s.ended {
+		if g.seen[s.Path] {
+			s.gone = 0
+		}
+		if s.glob != "" && !s.ended && !g.seen[s.Path] { // matched: it exists
 			if err := f.checkGone(s); err != nil {
 				return err
 			}
@@ -140,7 +146,6 @@ func statOf(r *store.Reader) os.FileInfo {
 // the store reads nothing more in this run.
 func (f *feeder) checkGone(s *stream) error {
 	if _, err := os.Stat(s.Path); !errors.Is(err, fs.ErrNotExist) {
-		s.gone = 0
 		return nil
 	}
 	if s.gone++; s.gone < goneScans || !s.dry || s.ready {

@@ -483,6 +483,8 @@ func (r *Reader) fill() (got bool, err error) {
 		return r.fillOlder(next)
 	case r.f == nil:
 		return r.appear(next)
+	case r.unchanged(next):
+		return false, nil
 	}
 	// The file may have been truncated and refilled past next since the
 	// last read (a copytruncate while a backlog is read, not only at the
@@ -507,6 +509,25 @@ func (r *Reader) fill() (got bool, err error) {
 		return false, fmt.Errorf("store: %w", err)
 	}
 	return r.rotate(next)
+}
+
+// unchanged says, in two syscalls, that there is nothing to read at
+// position next: the file is exactly as long as what was read, and the
+// path still names it (no rotation). At the live edge nearly every poll
+// finds that, and the checks and the read below cost five syscalls (an
+// fstat, a pread of the first bytes, the read, an fstat and a stat of the
+// path): 20 000 a second for a glob of 1 000 files polled 4 times a
+// second. A file cut and refilled to exactly its old length between two
+// polls is found at its next growth, by the checks below, as before.
+func (r *Reader) unchanged(next int64) bool {
+	var st, at syscall.Stat_t
+	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size != next-r.gen().Base {
+		return false
+	}
+	if syscall.Stat(r.path, &at) != nil {
+		return true // renamed and not yet recreated: rotate waits too
+	}
+	return at.Dev == st.Dev && at.Ino == st.Ino
 }
 
 // afterRead is a test's hook between fill's read and its check.
