@@ -19,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/timbertally/timbertally/lib/check"
 	"github.com/timbertally/timbertally/lib/feed"
+	"github.com/timbertally/timbertally/lib/push"
 	"github.com/timbertally/timbertally/lib/read"
 	"github.com/timbertally/timbertally/lib/synth"
 	"github.com/timbertally/timbertally/lib/tally"
@@ -31,6 +32,7 @@ func TestMain(m *testing.M) {
 		"tgread":  func() { os.Exit(read.Main()) },
 		"tgcheck": func() { os.Exit(check.Main()) },
 		"synth":   func() { os.Exit(synth.Main()) },
+		"tgpush":  func() { os.Exit(push.Main()) },
 	})
 }
 

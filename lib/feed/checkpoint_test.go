@@ -105,3 +105,32 @@ func TestMaxThatSealsNothingSaysSoAndNeverRunAgainToContinue(t *testing.T) {
 		t.Fatalf("a --max that moved the cursor: %q", stderr)
 	}
 }
+
+// A store truncated in place while feed was down (copytruncate), new lines
+// written since: feed names the copy by its first bytes and gives both
+// remedies, the re-derivation in its two steps and a new store id that
+// keeps the consumer's counts; never --reset alone.
+func TestACopytruncateWhileDownNamesTheCopyAndBothRemedies(t *testing.T) {
+	dir, _, _ := runFeed(t, "old 1\nold 2\n", "0", func(*Options) {})
+	p := filepath.Join(dir, "s.log")
+	os.WriteFile(p+".1", []byte("old 1\nold 2\n"), 0o644)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0) // the same inode
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("new 1\n")
+	f.Close()
+	os.Remove(filepath.Join(dir, "in.txt"))
+	_, stderr, status := runFeedIn(t, dir, "new 1\n", "0", func(o *Options) { o.Consumer = []string{"tally", "--run", "T"} })
+	for _, want := range []string{
+		"same inode, but its first 12 bytes differ",
+		"run feed with --reset only after tally --provision --replace on the tally store",
+		"Its old content, which the consumer holds up to position 12, is s.log.1 (the same first 12 bytes).",
+		"with s.2=s.log in place of s=s.log",
+		"check both with tgcheck --against s=s.log.1 --against s.2=s.log T",
+	} {
+		if status != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d; stderr lacks %q:\n%s", status, want, stderr)
+		}
+	}
+}

@@ -115,13 +115,18 @@ func (b *bindings) parseLine(line []byte) error {
 	return nil
 }
 
-// keyNum parses the word key=N, N in base.
+// keyNum parses the word key=N: N decimal (64 bits), or in base 16 a
+// CRC-32 (32 bits, lower case).
 func keyNum(w, key string, base int) (uint64, error) {
 	v, ok := strings.CutPrefix(w, key+"=")
 	if !ok || v == "" || strings.ToLower(v) != v {
 		return 0, fmt.Errorf("want %s=", key)
 	}
-	return strconv.ParseUint(v, base, 64-32*(base/16))
+	bits := 64
+	if base == 16 {
+		bits = 32
+	}
+	return strconv.ParseUint(v, base, bits)
 }
 
 // format returns the file's text.

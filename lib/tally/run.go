@@ -68,6 +68,9 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 		return err
 	}
 	c.binds = b
+	if err := c.rep.greet(); err != nil {
+		return err
+	}
 	if c.roller, err = newRoller(d, known); err != nil {
 		return err
 	}
@@ -107,6 +110,9 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 	}
 	if h.V != protocol.Version {
 		return nil, nil, nil, fmt.Errorf("input starts with %q: feed speaks protocol v=%q, this tally v=%s: use a feed and tally of the same release", line, h.V, protocol.Version)
+	}
+	if h.Window > 0 {
+		c.window(h.Window)
 	}
 	var stores []tape.Pos
 	var decl []declared
@@ -294,7 +300,7 @@ func (c *consumer) join(s declared) error {
 	c.ids[id] = c.roller.Join(id, pos, k)
 	c.rep.add(id, pos)
 	c.safe = append(c.safe, pos)
-	return nil
+	return c.rep.greetLast()
 }
 
 // contiguous checks that a batch or skip at offset continues store st where
