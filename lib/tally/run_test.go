@@ -452,3 +452,15 @@ func TestAStoreJoiningMidRunThatTheTapeKnowsIsNotCountedTwice(t *testing.T) {
 		t.Fatalf("the joiner's entries were counted again:\n%s", after)
 	}
 }
+
+func TestAStoreJoiningMidRunIsAskedTheWindowFeedOffered(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101)
+	out, err := runInput(t, dir, "feed v=1 window=64\nstore id=web offset=0\n"+b1+"store id=new offset=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "progress id=new offset=0 window=64\n") {
+		t.Fatalf("no window asked for the joiner:\n%s", out)
+	}
+}
