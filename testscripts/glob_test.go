@@ -125,7 +125,7 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd
 	}
-	p := startPipeline(t, command(true))
+	p := startFollowed(t, command(true))
 	steps := []func(){
 		func() { write("a", 1500) },
 		func() { // a fourth file joins this very run
@@ -142,7 +142,7 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) {
 		if rng.IntN(3) > 0 { // two steps in three end in a kill
 			kind := killKind(rng.IntN(int(killKinds)))
 			kills += p.kill(t, dir, kind, time.Duration(rng.IntN(300))*time.Millisecond)
-			p = startPipeline(t, command(true))
+			p = startFollowed(t, command(true))
 		}
 	}
 	syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT)
@@ -175,18 +175,18 @@ func durable(t *testing.T, path, id string, end int64) {
 	}
 }
 
-// pipeline is a feed (in a process group of its own) and its tally.
-type pipeline struct {
+// followed is a feed (in a process group of its own) and its tally.
+type followed struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 }
 
-func startPipeline(t *testing.T, cmd *exec.Cmd) *pipeline {
+func startFollowed(t *testing.T, cmd *exec.Cmd) *followed {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &pipeline{cmd: cmd, done: make(chan struct{})}
+	p := &followed{cmd: cmd, done: make(chan struct{})}
 	go func() { cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }) // a failed test leaves no pipeline running
 	return p
@@ -196,7 +196,7 @@ func startPipeline(t *testing.T, cmd *exec.Cmd) *pipeline {
 // A kill that waits for a write which does not come (everything durable,
 // the stores quiet) gives up after a second: a run that follows never
 // ends by itself.
-func (p *pipeline) kill(t *testing.T, dir string, kind killKind, delay time.Duration) int {
+func (p *followed) kill(t *testing.T, dir string, kind killKind, delay time.Duration) int {
 	t.Helper()
 	stop := make(chan struct{})
 	go func() {
@@ -214,7 +214,7 @@ func (p *pipeline) kill(t *testing.T, dir string, kind killKind, delay time.Dura
 	return n
 }
 
-func (p *pipeline) wait(t *testing.T, dir string) {
+func (p *followed) wait(t *testing.T, dir string) {
 	t.Helper()
 	select {
 	case <-p.done:
