@@ -63,12 +63,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := command.Conventions(&cli.App{
 		// --against ID=GEN1,…,PATH holds commas: a value is one store.
 		DisableSliceFlagSeparator: true,
-		Name:        "tgcheck",
-		Usage:       "prove a tally store's tape adds up",
-		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--batch-size N] [--open] TALLYSTORE",
-		Description: description,
-		Writer:      stdout,
-		ErrWriter:   stderr,
+		Name:                      "tgcheck",
+		Usage:                     "prove a tally store's tape adds up",
+		UsageText:                 "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--batch-size N] [--open] TALLYSTORE",
+		Description:               description,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
 			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH, ID=PATH or ID=GEN1,…,PATH); repeat for each store fed"},

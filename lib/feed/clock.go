@@ -66,6 +66,20 @@ func (c *clock) stallDue(s *stream, led *ledger) (time.Time, bool) {
 	return last.Add(c.stall), true
 }
 
+// atPoll returns the first poll at or after t. An idle line falls due at
+// its store's own moment (its last batch or idle plus the tick); waking for
+// each, a glob of 1 000 stores at their live edge woke the loop ~1 000
+// times a second, each wake-up a pass over every store. Held to the poll,
+// the idles due meanwhile go out together (one write) at most a poll
+// interval late; their quiet= is the time measured then, so it stays true.
+func (c *clock) atPoll(t time.Time) time.Time {
+	next := c.polledAt.Add(pollEvery)
+	if !t.After(next) {
+		return next
+	}
+	return next.Add((t.Sub(next) + pollEvery - 1) / pollEvery * pollEvery)
+}
+
 // next returns the earliest of the clock's deadlines and the others given
 // (the cursor's save, the progress line); none means the loop waits for
 // reports alone.
@@ -78,7 +92,9 @@ func (c *clock) next(streams []*stream, led *ledger, others ...func() (time.Time
 	}
 	for _, s := range streams {
 		earliest(c.polledAt.Add(pollEvery), c.follow && s.dry)
-		earliest(c.idleDue(s, led))
+		if t, ok := c.idleDue(s, led); ok {
+			earliest(c.atPoll(t), true)
+		}
 		earliest(c.stallDue(s, led))
 	}
 	for _, o := range others {
