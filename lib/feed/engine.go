@@ -162,7 +162,7 @@ func (f *feeder) open() error {
 	ids := make([]string, len(stores))
 	start := make([]int64, len(stores))
 	for i, st := range stores {
-		s, err := f.openStream(st, i, false)
+		s, err := f.openStream(st, i, globbed[i] != "", false)
 		if err != nil {
 			return err
 		}
@@ -179,12 +179,23 @@ func (f *feeder) open() error {
 // store joining mid-run, that the cursor does not know, from its start).
 // Following, a file that does not exist yet is waited for: a note now,
 // then silence until it appears and is read from its start.
-func (f *feeder) openStream(st Store, i int, joins bool) (*stream, error) {
+//
+// A glob's file the cursor knows whose file was removed since, with
+// another at its path now, goes on as a new generation at the cursor's
+// position, read from its start, with a note: a glob's files come and go,
+// and refusing would stop every other store of the run.
+func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, error) {
 	m, from, err := f.resume(st, joins)
 	if err != nil {
 		return nil, err
 	}
-	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow})
+	opt := store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow}
+	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, opt)
+	var rep *store.ReplacedError
+	if globbed && errors.As(err, &rep) {
+		f.note("feed: store %s: %s is another file than the cursor's (%s): the cursor's was removed or replaced; the new one is read from its start as position %d on (the old one's lines after that position, if it had any, were not read)", st.ID, st.Path, rep.What(), m.Offset)
+		r, err = store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: store.Gen{Base: m.Offset}}, opt)
+	}
 	if err != nil {
 		return nil, f.resumeErr(st, m, err)
 	}

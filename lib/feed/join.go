@@ -121,7 +121,7 @@ func (f *feeder) join(pattern, path string, fi os.FileInfo) error {
 			return nil
 		}
 	}
-	s, err := f.openStream(Store{ID: id, Path: path}, len(f.streams), true)
+	s, err := f.openStream(Store{ID: id, Path: path}, len(f.streams), true, true)
 	if err != nil {
 		g.refused[path] = true
 		f.warn("%v; it is not read", err)
