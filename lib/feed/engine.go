@@ -190,6 +190,11 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 		return nil, err
 	}
 	opt := store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow}
+	if f.opt.Follow {
+		// At the live edge of many stores the path's stat is half the
+		// cost of a poll; a rotation waits up to a second for it.
+		opt.PathEvery = time.Second
+	}
 	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, opt)
 	var rep *store.ReplacedError
 	if globbed && errors.As(err, &rep) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"syscall"
+	"time"
 )
 
 // readSize is the size of one read: 1 MiB amortises the syscall over
@@ -37,24 +38,26 @@ const (
 // olds[0], decompressed, while older generations are read; or none yet, f
 // nil, while the file at path is waited for).
 type Reader struct {
-	f        *os.File
-	path     string
-	gens     []Gen
-	maxLine  int
-	buf      []byte
-	start    int
-	end      int
-	pos      int64
-	skipFrom int64         // >= 0 while streaming past a line over maxLine: where it began
-	held     Chunk         // an unterminated line cut by a rotation, handed out next
-	sigBuf   [SigSpan]byte // holds' read of the first bytes
-	wait     bool          // f is nil until the file at path exists: read it from its start then
-	history  bool          // the store was named with its older generations: Recorded lists them
-	olds     []*older      // older generations not yet read to their end, the one being read first (f is nil)
-	drop     int64         // the bytes before this position are read and dropped
-	dropIn   bool          // drop lies inside olds[0]: the generation a cursor holds
-	dropNL   bool          // the last byte dropped must be a '\n' (AtLineStart)
-	ids      []GenID       // history: the generations before the first one read
+	f         *os.File
+	path      string
+	gens      []Gen
+	maxLine   int
+	buf       []byte
+	start     int
+	end       int
+	pos       int64
+	skipFrom  int64         // >= 0 while streaming past a line over maxLine: where it began
+	held      Chunk         // an unterminated line cut by a rotation, handed out next
+	sigBuf    [SigSpan]byte // holds' read of the first bytes
+	wait      bool          // f is nil until the file at path exists: read it from its start then
+	history   bool          // the store was named with its older generations: Recorded lists them
+	olds      []*older      // older generations not yet read to their end, the one being read first (f is nil)
+	drop      int64         // the bytes before this position are read and dropped
+	dropIn    bool          // drop lies inside olds[0]: the generation a cursor holds
+	dropNL    bool          // the last byte dropped must be a '\n' (AtLineStart)
+	pathEvery time.Duration // Options.PathEvery
+	pathAt    time.Time     // when unchanged last looked at the path
+	ids       []GenID       // history: the generations before the first one read
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
@@ -82,6 +85,9 @@ func Resume(path string, pos int64, g Gen, maxLine int) (*Reader, error) {
 type Options struct {
 	MaxLine int  // the longest entry; a longer line is a Skip
 	Wait    bool // a store file that does not exist yet is waited for, not an error
+	// PathEvery, when not 0, is how often at most a Reader at the end of
+	// its file looks at the path for a rotation (0: at every read).
+	PathEvery time.Duration
 }
 
 // Where is where reading a store resumes, as its cursor recorded it.
@@ -203,7 +209,7 @@ func pathErr(path string, err error) error {
 
 // newReader returns a Reader of the file at path from pos, with no file open yet.
 func newReader(path string, pos int64, o Options) *Reader {
-	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait,
+	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery,
 		buf: make([]byte, readSize+o.MaxLine+1)}
 }
 
@@ -549,10 +555,21 @@ func (r *Reader) fill() (got bool, err error) {
 // path): 20 000 a second for a glob of 1 000 files polled 4 times a
 // second. A file cut and refilled to exactly its old length between two
 // polls is found at its next growth, by the checks below, as before.
+//
+// With Options.PathEvery the path is looked at that often at most: a
+// rotation is then taken up to that long after the old file stopped
+// growing, for half the syscalls.
 func (r *Reader) unchanged(next int64) bool {
 	var st, at syscall.Stat_t
 	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size != next-r.gen().Base {
 		return false
+	}
+	if r.pathEvery > 0 {
+		now := time.Now()
+		if now.Sub(r.pathAt) < r.pathEvery {
+			return true
+		}
+		r.pathAt = now
 	}
 	if syscall.Stat(r.path, &at) != nil {
 		return true // renamed and not yet recreated: rotate waits too
