@@ -32,6 +32,7 @@ matches joins within an idle tick, and one removed ends once read. With
 
 Examples:
    feed --cursor web.cursor --follow web1=/var/log/apache2/access.log -- tally --run /srv/tally/web
+   tally --provision --replace --doc apache-combined /srv/tally/web   # then re-derive from every generation:
    feed --cursor web.cursor --reset web1=access.log.2.gz,access.log.1,access.log -- tally --run /srv/tally/web
    feed --cursor c.cursor --follow --glob '/var/log/containers/*/access.log' -- tally --run /srv/tally/c`
 
