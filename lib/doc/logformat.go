@@ -42,16 +42,27 @@ type LogFormat struct {
 }
 
 // Fields returns the field names in line order; a Request part gives
-// request, method, path and proto.
+// method, path and proto after its own name (Apache's %r has none: its
+// fields are those of apache-combined).
 func (l *LogFormat) Fields() []string {
 	var names []string
 	for _, p := range l.Parts {
-		names = append(names, p.Field)
+		if p.Field != "" {
+			names = append(names, p.Field)
+		}
 		if p.Kind == Request {
 			names = append(names, "method", "path", "proto")
 		}
 	}
 	return names
+}
+
+// name is how a message names a part.
+func (p Part) name() string {
+	if p.Field == "" && p.Kind == Request {
+		return "request"
+	}
+	return p.Field
 }
 
 // The LogFormat strings of the servers' own nicknames, which a document may
@@ -89,15 +100,15 @@ func compileLogFormat(server, src string, elems []element) (*LogFormat, error) {
 		lit.Reset()
 	}
 	for _, e := range elems {
-		if e.part.Field == "" {
+		if e.part.name() == "" {
 			lit.WriteString(e.lit)
 			continue
 		}
 		if n := len(l.Parts); n > 0 && lit.Len() == 0 {
-			return nil, fmt.Errorf("fields %s and %s have nothing between them, so no reader can tell where one ends; put a space or other text between them", l.Parts[n-1].Field, e.part.Field)
+			return nil, fmt.Errorf("fields %s and %s have nothing between them, so no reader can tell where one ends; put a space or other text between them", l.Parts[n-1].name(), e.part.name())
 		}
 		flush()
-		for _, name := range append([]string{e.part.Field}, requestParts(e.part)...) {
+		for _, name := range append([]string{e.part.name()}, requestParts(e.part)...) {
 			if seen[name] {
 				return nil, fmt.Errorf("two directives give field %s; log it once", name)
 			}

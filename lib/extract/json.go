@@ -342,17 +342,44 @@ func skipWS(b []byte, i int) int {
 }
 
 // scanString finds the string at b[i] ('"'): its content is b[s:q], q
-// the closing quote; esc says whether it holds a backslash.
+// the closing quote; esc says whether it holds a backslash. Most of
+// JSON's strings are short keys and words, for which a plain loop beats
+// bytes.IndexByte's setup; past 16 bytes (a URI, an agent) IndexByte
+// pays.
 func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 	s = i + 1
-	for from := s; ; {
-		j := bytes.IndexByte(b[from:], '"')
-		if j < 0 {
+	j := s
+	for short := min(len(b), s+16); j < short; j++ {
+		switch b[j] {
+		case '"':
+			return s, j, esc, true
+		case '\\':
+			esc = true
+			j++
+		}
+	}
+	if esc { // rare: finish byte by byte
+		for ; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				return s, j, true, true
+			case '\\':
+				j++
+			}
+		}
+		return 0, 0, false, false
+	}
+	for from := min(j, len(b)); ; {
+		k := bytes.IndexByte(b[from:], '"')
+		if k < 0 {
 			return 0, 0, false, false
 		}
-		q = from + j
-		if backslashesBefore(b[s:q])%2 == 0 {
-			return s, q, bytes.IndexByte(b[s:q], '\\') >= 0, true
+		q = from + k
+		if bytes.IndexByte(b[from:q], '\\') >= 0 {
+			esc = true
+		}
+		if !esc || backslashesBefore(b[s:q])%2 == 0 {
+			return s, q, esc, true
 		}
 		from = q + 1
 	}

@@ -137,18 +137,20 @@ func FuzzLogfmt(f *testing.F) {
 func FuzzApacheLogFormat(f *testing.F) {
 	f.Add([]byte(`h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 12 www "1.2.3.4"`))
 	f.Add([]byte(`2001:db8::1 - - [10/Oct/2026:13:55:36 +0530] "POST /api?q=\"x\" HTTP/2.0" 201 - "-" "curl/8" 1234567 www.example.com "-"`))
-	x := newExtractor(f, apacheDurationLF)
+	x, loop := newExtractor(f, apacheDurationLF), generic(f, apacheDurationLF)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkAnyExtract(t, x, line)
+		sameCut(t, x, loop, line)
 	})
 }
 
 func FuzzNginxLogFormat(f *testing.F) {
 	f.Add([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 502 0 "-" "-" 0.015 0.012, - : 0.100`))
 	f.Add([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "a\x22b\x5C" 0.015 0.012`))
-	x := newExtractor(f, nginxLF)
+	x, loop := newExtractor(f, nginxLF), generic(f, nginxLF)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkAnyExtract(t, x, line)
+		sameCut(t, x, loop, line)
 	})
 }
 
