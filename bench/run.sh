@@ -9,6 +9,7 @@
 #   bench/run.sh              # everything, ~2 minutes on 2 cores
 #   RUNS=3 bench/run.sh       # fewer runs per figure
 #   BIG=0 bench/run.sh        # skip the 5 000 000-line memory figure
+#   FORMATS=0 bench/run.sh    # skip the configurable formats' figures
 #
 # Needs: go, /usr/bin/time (GNU time), taskset; mawk for the awk row
 # (installed with apt-get when possible, else the row is skipped).
@@ -17,6 +18,7 @@ set -eu
 RUNS=${RUNS:-5}
 N=${N:-500000}
 BIG=${BIG:-1}
+FORMATS=${FORMATS:-1}
 BIG_N=${BIG_N:-5000000}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W=${BENCH_DIR:-${TMPDIR:-/tmp}/timbertally-bench}
@@ -234,6 +236,52 @@ for f in path10 path1000 path100000 status100000; do
 	eval "T_$f=$(median <"$W/$f.runs")"
 done
 
+# The configurable formats: tally --try over N generated lines of each,
+# requests and bytes by status as apache-combined counts them, in
+# interleaved rounds with the built-in over the combined log; and, once
+# each, jq and Python computing the same numbers from the JSON lines.
+if [ "$FORMATS" = 1 ]; then
+	gen "$W/timed.log" "$N" -format apache-timed
+	gen "$W/nginx.log" "$N" -format nginx
+	gen "$W/json.log" "$N" -format json
+	gen "$W/logfmt.log" "$N" -format logfmt
+	m='window 10s grace=60s
+metric requests count by=status'
+	printf 'format apache combined\n%s\nmetric bytes sum=bytes by=status\n' "$m" >"$W/lf-combined.tally"
+	printf 'format apache "%%h %%l %%u %%t \\"%%r\\" %%>s %%b \\"%%{Referer}i\\" \\"%%{User-Agent}i\\" %%D %%v \\"%%{X-Forwarded-For}i\\""\n%s\nmetric bytes sum=bytes by=status\n' "$m" >"$W/lf-timed.tally"
+	printf 'format json\ntime ts layout=unix\n%s\nmetric bytes sum=size by=status\n' "$m" >"$W/json.tally"
+	printf 'format logfmt\ntime ts layout=rfc3339\n%s\nmetric bytes sum=size by=status\n' "$m" >"$W/logfmt.tally"
+	set -- builtin:apache-combined:"$LOG" lfcombined:"$W/lf-combined.tally":"$LOG" lftimed:"$W/lf-timed.tally":"$W/timed.log" \
+		nginx:nginx-timed:"$W/nginx.log" json:"$W/json.tally":"$W/json.log" logfmt:"$W/logfmt.tally":"$W/logfmt.log"
+	for c in "$@"; do : >"$W/f_${c%%:*}.runs"; done
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		for c in "$@"; do
+			name=${c%%:*} rest=${c#*:}
+			seconds taskset -c 0 "$BIN/tally" --try --doc "${rest%%:*}" "${rest#*:}" >>"$W/f_$name.runs"
+		done
+		i=$((i + 1))
+	done
+	for c in "$@"; do
+		name=${c%%:*} rest=${c#*:}
+		eval "T_f$name=$(median <"$W/f_$name.runs") B_f$name=$(wc -c <"${rest#*:}")"
+	done
+	cat >"$W/status.py" <<'EOF'
+import json, sys
+n, b = {}, {}
+for line in open(sys.argv[1], "rb"):
+    o = json.loads(line)
+    k = (int(o["ts"] // 10 * 10), o["status"])
+    n[k] = n.get(k, 0) + 1
+    b[k] = b.get(k, 0) + o.get("size", 0)
+for k in n:
+    print(k[0], k[1], n[k], b[k])
+EOF
+	T_python= T_jq=
+	command -v python3 >/dev/null && T_python=$(seconds python3 "$W/status.py" "$W/json.log")
+	command -v jq >/dev/null && T_jq=$(seconds jq -rn 'reduce inputs as $l ({}; .["\(($l.ts / 10 | floor) * 10) \($l.status)"] |= {n: (.n + 1), b: (.b + $l.size)}) | to_entries[] | "\(.key) \(.value.n) \(.value.b)"' "$W/json.log")
+fi
+
 set -- $(peak_rss "$LOG")
 R_feed=$1 R_tally=$2
 if [ "$BIG" = 1 ]; then
@@ -275,6 +323,19 @@ for p in 10 1000 100000; do
 	row "tally --try by=path, $p paths (1 core)" "$(eval echo "\$T_path$p")" "$(cat "$W/series$p") bucket-series"
 done
 row "tally --try by=status, 100000 paths (1 core)" "$T_status100000" "by=path / by=status: $(ratio "$T_path100000" "$T_status100000") (goal <= 3)"
+if [ "$FORMATS" = 1 ]; then
+	# per_byte T BYTES: seconds per byte; mbs T BYTES: MB/s.
+	per_byte() { awk -v t="$1" -v n="$2" 'BEGIN { print t / n }'; }
+	mbs() { awk -v t="$1" -v n="$2" 'BEGIN { printf "%.0f MB/s", n / t / 1e6 }'; }
+	pb=$(per_byte "$T_fbuiltin" "$B_fbuiltin")
+	row "tally --try: format apache combined" "$T_flfcombined" "built-in's time/entry / this: $(ratio "$T_fbuiltin" "$T_flfcombined") (goal >= 0.9)"
+	row "tally --try: combined + %D %v XFF" "$T_flftimed" "per entry $(ratio "$T_fbuiltin" "$T_flftimed") (goal >= 0.8), per byte $(ratio "$pb" "$(per_byte "$T_flftimed" "$B_flftimed")")"
+	row "tally --try: nginx-timed" "$T_fnginx" "per entry $(ratio "$T_fbuiltin" "$T_fnginx"), per byte $(ratio "$pb" "$(per_byte "$T_fnginx" "$B_fnginx")") (goal >= 0.8)"
+	row "tally --try: format json" "$T_fjson" "$(mbs "$T_fjson" "$B_fjson"), built-in $(mbs "$T_fbuiltin" "$B_fbuiltin"): $(ratio "$pb" "$(per_byte "$T_fjson" "$B_fjson")") (goal >= 0.5)"
+	row "tally --try: format logfmt" "$T_flogfmt" "$(mbs "$T_flogfmt" "$B_flogfmt"): $(ratio "$pb" "$(per_byte "$T_flogfmt" "$B_flogfmt")") of the built-in's bytes/s (goal >= 0.5)"
+	[ -n "$T_python" ] && row "python3 json, the same numbers" "$T_python" "/ format json: $(ratio "$T_python" "$T_fjson") (goal >= 10)"
+	[ -n "$T_jq" ] && row "jq, the same numbers" "$T_jq" "/ format json: $(ratio "$T_jq" "$T_fjson") (goal >= 10)"
+fi
 printf '\npeak RSS (KiB)            feed      tally\n'
 printf '  %9s lines  %9s  %9s\n' "$N" "$R_feed" "$R_tally"
 if [ "$BIG" = 1 ]; then
