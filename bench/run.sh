@@ -270,7 +270,7 @@ metric requests count by=status'
 import json, sys
 n, b = {}, {}
 for line in open(sys.argv[1], "rb"):
-    o = json.loads(line)
+    o = json.loads(line.decode("utf-8", "surrogateescape"))
     k = (int(o["ts"] // 10 * 10), o["status"])
     n[k] = n.get(k, 0) + 1
     b[k] = b.get(k, 0) + o.get("size", 0)

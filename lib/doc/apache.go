@@ -39,14 +39,10 @@ func parseApache(src string) ([]element, error) {
 	var elems []element
 	times := 0
 	for i := 0; i < len(src); {
-		c := src[i]
-		if c != '%' {
-			j := strings.IndexByte(src[i:], '%')
-			if j < 0 {
-				j = len(src) - i
-			}
-			elems = append(elems, element{lit: src[i : i+j]})
-			i += j
+		if src[i] != '%' {
+			var lit element
+			lit, i = literalUpTo(src, i, '%')
+			elems = append(elems, lit)
 			continue
 		}
 		start := i

@@ -84,6 +84,16 @@ type element struct {
 	part Part
 }
 
+// literalUpTo returns the literal text of a format string from i up to
+// the next directive byte c (or the end), and where it ends.
+func literalUpTo(src string, i int, c byte) (element, int) {
+	j := strings.IndexByte(src[i:], c)
+	if j < 0 {
+		j = len(src) - i
+	}
+	return element{lit: src[i : i+j]}, i + j
+}
+
 // compileLogFormat pairs elements into a LogFormat: literals between
 // fields are merged, and two fields with nothing between them, which no
 // reader could tell apart, are refused.

@@ -35,17 +35,12 @@ func (x *Extractor) logfmt(line []byte, e *Entry) string {
 		if i < len(line) && line[i] == '=' {
 			i++
 			if i < len(line) && line[i] == '"' {
-				s, q, esc, ok := scanString(line, i)
-				if !ok {
+				var q int
+				var ok bool
+				if v, q, ok = x.str(line, i); !ok {
 					return ReasonFormat
 				}
-				if v, i = line[s:q], q+1; esc {
-					mark := len(x.scratch)
-					if x.scratch, ok = unescape(x.scratch, v); !ok {
-						return ReasonFormat
-					}
-					v = x.scratch[mark:]
-				}
+				i = q + 1
 			} else {
 				vs := i
 				i = bareEnd(line, i)
