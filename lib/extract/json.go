@@ -193,7 +193,7 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	case 'n':
 		v = v[:0] // null: as absent
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if bytes.IndexAny(v, "eE") >= 0 {
+		if hasExponent(v) {
 			f, err := strconv.ParseFloat(string(v), 64)
 			num := err == nil && f < maxNumber && f > -maxNumber
 			if !num {
@@ -204,6 +204,17 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	}
 	e.Fields[n.field] = v
 	return end, true
+}
+
+// hasExponent reports whether a JSON number has an exponent (a plain
+// loop: numbers are short, and bytes.IndexAny builds a set each call).
+func hasExponent(v []byte) bool {
+	for _, c := range v {
+		if c == 'e' || c == 'E' {
+			return true
+		}
+	}
+	return false
 }
 
 // skipValue returns the index after the JSON value at b[i], checking its
