@@ -155,7 +155,7 @@ func exampleFormat(server string) string {
 	if server == "nginx" {
 		return `format nginx '` + nginxNicknames["combined"] + ` $request_time'`
 	}
-	return `format apache "` + apacheNicknames["combined"] + ` %D"`
+	return `format apache "` + strings.ReplaceAll(apacheNicknames["combined"], `"`, `\"`) + ` %D"`
 }
 
 // stampSample is a time as a layout writes it, for counting the bytes
@@ -173,9 +173,12 @@ func stampSample(layout string) string {
 }
 
 // quotedStrings reads the format strings of a format line: one or more
-// strings in '"' or '\” (as the servers' config files write them, and
-// nginx joins), a backslash escaping the next byte; \n and \t are a
-// newline and a tab. A bare word is a server's nickname.
+// strings in double or single quotes (as the servers' config files write
+// them, and nginx joins), a backslash escaping the next byte; \n and \t
+// are a newline and a tab. A bare word alone is a server's nickname. So
+// that a config line can be pasted as it is, a word before the strings
+// (nginx's log_format name), one after them (Apache's LogFormat nickname)
+// and a final ';' are left out.
 func quotedStrings(s string, nicknames map[string]string) (string, error) {
 	s = strings.TrimSpace(s)
 	if v, ok := nicknames[s]; ok {
@@ -184,10 +187,22 @@ func quotedStrings(s string, nicknames map[string]string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("the format string is missing")
 	}
+	if name, rest, ok := strings.Cut(s, " "); ok && !strings.ContainsAny(name, `"'`) {
+		if rest = strings.TrimLeft(rest, " \t"); rest != "" && (rest[0] == '"' || rest[0] == '\'') {
+			s = rest // log_format NAME '…'
+		}
+	}
 	var out strings.Builder
-	for s != "" {
+	for {
+		tail := strings.TrimSuffix(strings.TrimSpace(s), ";")
+		if tail == "" {
+			break
+		}
 		q := s[0]
 		if q != '"' && q != '\'' {
+			if out.Len() > 0 && !strings.ContainsAny(tail, " \t\"'") {
+				break // LogFormat "…" NICKNAME
+			}
 			return "", fmt.Errorf("the format string must be quoted, starting at %q", s)
 		}
 		i := 1

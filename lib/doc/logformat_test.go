@@ -58,3 +58,24 @@ func TestKeyFormatsNeedATimeAndLabelNames(t *testing.T) {
 		}
 	}
 }
+
+// A config line pasted as it is reads as its format string alone.
+func TestAPastedConfigLineReadsAsItsString(t *testing.T) {
+	for _, c := range []struct{ line, src string }{
+		{`format apache "%h %>s %t" timed`, `%h %>s %t`},
+		{`format nginx main '$status ' '[$time_local]';`, `$status [$time_local]`},
+		{`format nginx '$status [$time_local]';  # the main format`, `$status [$time_local]`},
+	} {
+		d, err := Parse("t", []byte(c.line+"\nwindow 1s\nmetric r count\n"))
+		if err != nil {
+			t.Errorf("%s: %v", c.line, err)
+			continue
+		}
+		if d.LogFormat.Source != c.src {
+			t.Errorf("%s: source %q, want %q", c.line, d.LogFormat.Source, c.src)
+		}
+	}
+	if _, err := Parse("t", []byte("format apache \"%h %t\" two words\nwindow 1s\nmetric r count\n")); err == nil {
+		t.Error("two words after the string were taken")
+	}
+}
