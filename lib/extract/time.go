@@ -235,32 +235,7 @@ func daysFromCivil(year, month, day int) int64 {
 // parseUnix reads seconds since the epoch with an optional fraction
 // ("1700000000", "1700000000.123"); digits past nanoseconds are dropped.
 func parseUnix(b []byte) (int64, bool) {
-	i := 0
-	var sec int64
-	for ; i < len(b) && isDigit(b[i]); i++ {
-		if sec = sec*10 + int64(b[i]-'0'); sec >= maxSec {
-			return 0, false
-		}
-	}
-	if i == 0 {
-		return 0, false
-	}
-	ns := sec * int64(time.Second)
-	if i == len(b) {
-		return ns, true
-	}
-	if b[i] != '.' || i == len(b)-1 {
-		return 0, false
-	}
-	scale := int64(time.Second)
-	for _, c := range b[i+1:] {
-		if !isDigit(c) {
-			return 0, false
-		}
-		scale /= 10
-		ns += int64(c-'0') * scale
-	}
-	return ns, true
+	return parseUnitFrac(b, int64(time.Second))
 }
 
 // parseUnitFrac reads units (of unit nanoseconds) since the epoch, with
@@ -284,15 +259,27 @@ func parseUnitFrac(b []byte, unit int64) (int64, bool) {
 	if b[i] != '.' || i == len(b)-1 {
 		return 0, false
 	}
-	scale := unit
+	// The fraction's first digits, as many as reach a nanosecond, read
+	// as one integer: a division a digit costs more than the rest.
+	digits := 0 // of a unit that are whole nanoseconds: 9 for seconds
+	for u := unit; u > 1; u /= 10 {
+		digits++
+	}
+	var frac int64
+	read := 0
 	for _, c := range b[i+1:] {
 		if !isDigit(c) {
 			return 0, false
 		}
-		scale /= 10
-		ns += int64(c-'0') * scale
+		if read < digits {
+			frac = frac*10 + int64(c-'0')
+			read++
+		}
 	}
-	return ns, true
+	for ; read < digits; read++ {
+		frac *= 10
+	}
+	return ns + frac, true
 }
 
 // rfcDate is clfDate's date cache for RFC 3339 times (yyyy-mm-dd).
@@ -326,13 +313,18 @@ func (c *rfcDate) parse(b []byte) (int64, bool) {
 	}
 	i, frac := 19, int64(0)
 	if b[i] == '.' {
-		scale := int64(time.Second)
+		read := 0
 		for i++; i < len(b) && isDigit(b[i]); i++ {
-			scale /= 10
-			frac += int64(b[i]-'0') * scale
+			if read < 9 { // digits past a nanosecond are dropped
+				frac = frac*10 + int64(b[i]-'0')
+				read++
+			}
 		}
 		if i == 20 { // a dot without digits
 			return 0, false
+		}
+		for ; read < 9; read++ {
+			frac *= 10
 		}
 	}
 	var zone int64
