@@ -41,12 +41,15 @@ const crashEntries = 30000
 
 // crashDoc has a short grace against synth's 6 s jitter, so !late markers
 // appear, and a cap of 6 series per metric per bucket against synth's ~15
-// statuses, so !cap markers appear; 2% malformed lines make !drop.
+// statuses, so !cap markers appear; 2% malformed lines make !drop. The
+// histogram (one series for the cap, its lines a group's many) must
+// replay byte for byte too.
 const crashDoc = `format apache-combined
 window 5s grace=2s
 cap 6
 metric requests count by=status
 metric bytes sum=bytes by=status
+metric size histogram=bytes buckets=0.1,1,10,100 scale=0.001 by=status
 `
 
 // crashBatchSizes vary where batch boundaries fall relative to the kills.

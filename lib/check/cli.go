@@ -93,7 +93,7 @@ type options struct {
 	dir        string
 	entries    int64
 	hasEntries bool
-	against    []Source
+	against    []Input
 	scan       bool
 	strict     bool
 	batchSize  int64
@@ -120,10 +120,10 @@ func parseOptions(c *cli.Context) (*options, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tgcheck: --against %v", err)
 		}
-		if slices.ContainsFunc(o.against, func(s Source) bool { return s.ID == id }) {
+		if slices.ContainsFunc(o.against, func(s Input) bool { return s.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH", id)
 		}
-		o.against = append(o.against, Source{ID: id, Path: path, MaxLine: c.Int("max-line")})
+		o.against = append(o.against, Input{ID: id, Path: path, MaxLine: c.Int("max-line")})
 	}
 	return o, nil
 }
@@ -200,7 +200,7 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 func (o *options) derive(s *Store) (*Derived, error) {
 	known := Known(s.Tape)
 	for _, id := range slices.Sorted(maps.Keys(known)) {
-		if !slices.ContainsFunc(o.against, func(src Source) bool { return src.ID == id }) {
+		if !slices.ContainsFunc(o.against, func(src Input) bool { return src.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: the tape accounts for entries of store %s; give it with --against %s=PATH", id, id)
 		}
 	}
@@ -209,24 +209,7 @@ func (o *options) derive(s *Store) (*Derived, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
-	Prepare(s.Tape, o.against)
-	return Derive(s.Doc, o.against)
-}
-
-// Prepare fills in what the tape says of each source: how far it knows
-// the store (Limit), the ranges feed delivered as no entry, the markers
-// holding its entries, its seals' at= and the series on the tape.
-func Prepare(t *tape.Resolved, srcs []Source) {
-	known := Known(t)
-	onTape := seriesOnTape(t)
-	for i := range srcs {
-		src := &srcs[i]
-		src.Limit = known[src.ID]
-		src.Skipped = skips(t, src.ID)
-		src.Marks = entryMarkers(t, src.ID)
-		src.Ats = sealAts(t, src.ID)
-		src.OnTape = onTape
-	}
+	return Derive(s.Doc, s.Tape, o.against)
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:

@@ -11,6 +11,7 @@
 //	window DURATION [grace=DURATION]
 //	cap N
 //	metric NAME count|sum=F|min=F|max=F [by=F1,F2] [where=F<op>VALUE]
+//	metric NAME histogram=F [buckets=B1,B2,...] [scale=K] [by=F1,F2] [where=F<op>VALUE]
 //
 // Comments: a '#' at the start of a line or after white space starts a
 // comment that runs to the end of the line. The one exception is a
@@ -37,6 +38,11 @@
 //     and unique; every by= name is a Prometheus label name and a field of
 //     the format, at most once per metric; every sum=/min=/max= and where=
 //     field is a field of the format.
+//   - A histogram's Buckets are finite and strictly ascending (+Inf is
+//     implied, never listed), its Scale is finite and above zero, its by=
+//     has no label le (its bound), and no other metric is named as one of
+//     its series (NAME_bucket, NAME_sum, NAME_count); buckets= and scale=
+//     belong to histograms only.
 //   - Every error is a *Error naming the document, the line and what was
 //     expected there.
 package doc
@@ -71,6 +77,7 @@ const (
 	Sum
 	Min
 	Max
+	Histogram // counts per upper bound (le), a sum and a count, as Prometheus's classic histogram
 )
 
 // Op is a where= comparison.
@@ -96,12 +103,14 @@ type Where struct {
 
 // Metric is one `metric` directive.
 type Metric struct {
-	Name  string
-	Kind  MetricKind
-	Field string   // Sum, Min, Max: the numeric field; "" for Count
-	By    []string // label fields, in the order written
-	Where *Where   // nil: every entry
-	Line  int      // the directive's line number in the document
+	Name    string
+	Kind    MetricKind
+	Field   string    // Sum, Min, Max, Histogram: the numeric field; "" for Count
+	By      []string  // label fields, in the order written
+	Where   *Where    // nil: every entry
+	Buckets []float64 // Histogram: the upper bounds, ascending, +Inf implied
+	Scale   float64   // Histogram: what a value is multiplied by before it is observed (1: as logged)
+	Line    int       // the directive's line number in the document
 }
 
 // Doc is a parsed document.

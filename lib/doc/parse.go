@@ -330,6 +330,9 @@ func (p *parser) finish() error {
 		if err := p.checkFields(m, fields); err != nil {
 			return err
 		}
+		if err := p.checkHistogram(m); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package doc
 
 import (
 	"errors"
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +204,7 @@ func FuzzParseDoc(f *testing.F) {
 	f.Add([]byte(base))
 	f.Add([]byte("format regex (?P<t>\\d+) (?P<s>\\S*)\ntime t layout=unix\nwindow 1s grace=1s\ncap 3\nmetric m min=s by=s where=s<=4\n"))
 	f.Add([]byte("time x layout=2006 01\nformat apache-common # c\n"))
+	f.Add([]byte(base + "metric h histogram=bytes buckets=0.1,1e3,5 scale=0.001 by=host\n"))
 	for _, b := range Builtins() {
 		text, _ := BuiltinText(b.Name)
 		f.Add(text)
@@ -220,6 +223,12 @@ func FuzzParseDoc(f *testing.F) {
 		}
 		if d.Width <= 0 || d.Grace < 0 || d.Cap < 1 || len(d.Metrics) == 0 || len(d.Fields()) == 0 {
 			t.Fatalf("Parse accepted an invalid document: %+v", d)
+		}
+		for _, m := range d.Metrics {
+			if m.Kind == Histogram && (len(m.Buckets) == 0 || !(m.Scale > 0) || math.IsInf(m.Scale, 0) ||
+				!slices.IsSorted(m.Buckets) || slices.ContainsFunc(m.Buckets, func(b float64) bool { return math.IsInf(b, 0) || math.IsNaN(b) })) {
+				t.Fatalf("Parse accepted an invalid histogram: %+v", m)
+			}
 		}
 	})
 }
