@@ -199,20 +199,23 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 			return x.cutShort(c, rest, e)
 		}
 		v := rest[:j]
-		if c.how != howLast {
-			if rest = rest[j+1:]; !x.tail(c, &rest) {
-				return ReasonFormat
-			}
-		} else {
-			rest = rest[j:]
+		if j == 0 && c.how != howQuoted && c.kind == doc.Text {
+			return ReasonFormat // the servers write "-" for an empty unquoted field, never nothing
 		}
 		if c.field >= 0 {
 			f[c.field] = v
 		}
+		// A field is checked before the literal after it, as the built-in
+		// formats check theirs: the same line drops for the same reason.
 		if c.kind != doc.Text {
 			if reason := x.check(c, v, e); reason != "" {
 				return reason
 			}
+		}
+		if c.how == howLast {
+			rest = rest[j:]
+		} else if rest = rest[j+1:]; !x.tail(c, &rest) {
+			return ReasonFormat
 		}
 	}
 	if len(rest) != 0 {
