@@ -28,7 +28,7 @@ const (
 	howList          // an nginx upstream list
 	howLast          // the line's end
 	howStatus        // three digits then end, mostly: checked as found
-	howSize          // digits then end, mostly: read as found
+	howSize          // digits then end, mostly: read as found (a size or a number)
 )
 
 // logFormat is a compiled Apache LogFormat or nginx log_format.
@@ -67,8 +67,8 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 			k.how = howLong // a time, a request or an address: IndexByte pays
 		case p.Kind == doc.Status && p.Skip == 0:
 			k.how = howStatus
-		case p.Kind == doc.Size && p.Skip == 0:
-			k.how = howSize
+		case (p.Kind == doc.Size || p.Kind == doc.Numeric) && p.Skip == 0:
+			k.how = howSize // %D, $body_bytes_sent: digits mostly
 		}
 		if p.Lit != "" {
 			k.end, k.tail = p.Lit[0], []byte(p.Lit[1:])
@@ -214,7 +214,7 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 		}
 		if c.how == howLast {
 			rest = rest[j:]
-		} else if rest = rest[j+1:]; !x.tail(c, &rest) {
+		} else if rest = rest[j+1:]; len(c.tail) != 0 && !x.tail(c, &rest) {
 			return ReasonFormat
 		}
 	}
