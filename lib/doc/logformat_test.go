@@ -79,3 +79,38 @@ func TestAPastedConfigLineReadsAsItsString(t *testing.T) {
 		t.Error("two words after the string were taken")
 	}
 }
+
+// FuzzLogFormatString feeds any string as an Apache LogFormat and as an
+// nginx log_format: Parse never panics, and a format it accepts has unique
+// field names, a literal after every field but the last, and its time
+// among its fields.
+func FuzzLogFormatString(f *testing.F) {
+	f.Add(apacheNicknames["combined"] + ` %D %{ms}T %v "%{X-Forwarded-For}i" %{%Y-%m-%d %H:%M:%S}t`)
+	f.Add(nginxNicknames["combined"] + ` $request_time ${upstream_response_time}s [$time_iso8601] $msec`)
+	f.Add(`%!200,304{Referer}i %% %<s %{c}a %^ti`)
+	f.Fuzz(func(t *testing.T, src string) {
+		quoted := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ").Replace(src)
+		for _, line := range []string{`format apache "` + quoted + `"`, `format nginx "` + quoted + `"`} {
+			d, err := Parse("fuzz", []byte(line+"\nwindow 1s\nmetric r count\n"))
+			if err != nil {
+				continue
+			}
+			fields := d.Fields()
+			seen := map[string]bool{}
+			for _, n := range fields {
+				if seen[n] || n == "" {
+					t.Fatalf("%s: field %q twice or empty in %q", line, n, fields)
+				}
+				seen[n] = true
+			}
+			for i, p := range d.LogFormat.Parts {
+				if p.Lit == "" && i != len(d.LogFormat.Parts)-1 {
+					t.Fatalf("%s: part %d (%s) has no literal after it", line, i, p.name())
+				}
+			}
+			if !seen[d.TimeField] {
+				t.Fatalf("%s: time %q is not a field of %q", line, d.TimeField, fields)
+			}
+		}
+	})
+}

@@ -28,7 +28,8 @@ const (
 	howList          // an nginx upstream list
 	howLast          // the line's end
 	howStatus        // three digits then end, mostly: checked as found
-	howSize          // digits then end, mostly: read as found (a size or a number)
+	howSize          // digits then end, mostly: read as found
+	howNumber        // a decimal then end, mostly: read as found
 )
 
 // logFormat is a compiled Apache LogFormat or nginx log_format.
@@ -67,8 +68,10 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 			k.how = howLong // a time, a request or an address: IndexByte pays
 		case p.Kind == doc.Status && p.Skip == 0:
 			k.how = howStatus
-		case (p.Kind == doc.Size || p.Kind == doc.Numeric) && p.Skip == 0:
-			k.how = howSize // %D, $body_bytes_sent: digits mostly
+		case p.Kind == doc.Size && p.Skip == 0:
+			k.how = howSize
+		case p.Kind == doc.Numeric && p.Skip == 0:
+			k.how = howNumber // %D, $request_time
 		}
 		if p.Lit != "" {
 			k.end, k.tail = p.Lit[0], []byte(p.Lit[1:])
@@ -183,6 +186,16 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 				return ReasonFormat
 			}
 			j = shortEnd(rest, c.end, 0)
+		case howNumber:
+			if n, v := decimalTo(rest, c.end); n > 0 {
+				f[c.field], rest = rest[:n], rest[n+1:]
+				e.known(c.field, v, true)
+				if len(c.tail) == 0 || x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
+			j = shortEnd(rest, c.end, 0)
 		case howLong:
 			j = longEnd(rest, c.end, c.skip)
 		case howQuoted:
@@ -251,6 +264,34 @@ func digitsTo(b []byte, end byte) (int, uint64) {
 			return 0, 0
 		}
 		m = m*10 + uint64(c-'0')
+	}
+	return 0, 0
+}
+
+// decimalTo reads the number that starts b and ends at end: digits,
+// optionally a '.' and more digits, at most exactDigits in all (what
+// Number reads exactly), returning its length and value, or 0 when b does
+// not start so (check then judges the field).
+func decimalTo(b []byte, end byte) (int, float64) {
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for i, c := range b {
+		switch {
+		case isDigit(c):
+			if digits++; digits > exactDigits {
+				return 0, 0
+			}
+			m = m*10 + uint64(c-'0')
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot && digits > 0:
+			dot = true
+		case c == end && digits > 0 && (!dot || frac > 0):
+			return i, float64(m) / pow10[frac]
+		default:
+			return 0, 0
+		}
 	}
 	return 0, 0
 }

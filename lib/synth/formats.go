@@ -196,7 +196,7 @@ func (g *Generator) appendNginx(b []byte, e *entry) ([]byte, int) {
 	b = append(b, " \""...)
 	b = appendNginxEscaped(b, e.referer)
 	b = append(b, "\" \""...)
-	b = appendNginxEscaped(b, richAgents[e.agent%len(richAgents)])
+	b = appendNginxEscaped(b, nginxAgent(e.agent))
 	b = append(b, "\" "...)
 	b = strconv.AppendFloat(b, e.dur.Seconds(), 'f', 3, 64)
 	b = append(b, ' ')
@@ -363,4 +363,14 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// nginxAgent is the agent of an nginx line: the combined log's agents
+// (so that its lines are as long as the combined log's) and, every third
+// line, one with the bytes nginx escapes.
+func nginxAgent(i int) string {
+	if i%3 == 0 {
+		return richAgents[i/3%len(richAgents)]
+	}
+	return agents[i]
 }
