@@ -51,7 +51,7 @@ func (x *Extractor) logfmt(line []byte, e *Entry) string {
 			return ReasonFormat // '"' or '=' inside a key or bare value, or glued after a quote
 		}
 		for _, k := range x.lkeys {
-			if bytes.Equal(k.key, key) {
+			if len(k.key) == len(key) && k.key[0] == key[0] && bytes.Equal(k.key, key) {
 				e.Fields[k.field] = v
 			}
 		}

@@ -163,10 +163,12 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 		switch c.how {
 		case howShort:
 			if len(rest) >= 2 && rest[0] == '-' && rest[1] == c.end {
-				j = 1 // "-", nearly always for ident and user: no loop
+				j = 1 // "-", nearly always for ident and user: no search
 				break
 			}
-			j = shortEnd(rest, c.end, c.skip)
+			// A text field other than "-" is mostly a name or an address
+			// (a vhost, a forwarded-for): long enough for IndexByte to pay.
+			j = longEnd(rest, c.end, c.skip)
 		case howStatus:
 			if len(rest) > 3 && rest[3] == c.end && isStatus(rest[:3]) {
 				f[c.field], rest = rest[:3], rest[4:]
@@ -274,26 +276,27 @@ func digitsTo(b []byte, end byte) (int, uint64) {
 // not start so (check then judges the field).
 func decimalTo(b []byte, end byte) (int, float64) {
 	var m uint64
-	digits, frac, dot := 0, 0, false
-	for i, c := range b {
-		switch {
-		case isDigit(c):
-			if digits++; digits > exactDigits {
-				return 0, 0
-			}
-			m = m*10 + uint64(c-'0')
-			if dot {
-				frac++
-			}
-		case c == '.' && !dot && digits > 0:
-			dot = true
-		case c == end && digits > 0 && (!dot || frac > 0):
-			return i, float64(m) / pow10[frac]
-		default:
-			return 0, 0
-		}
+	i := 0
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		m = m*10 + uint64(b[i]-'0')
 	}
-	return 0, 0
+	whole := i
+	switch {
+	case whole == 0 || whole > exactDigits || i == len(b):
+		return 0, 0
+	case b[i] == end:
+		return i, float64(m) // an integer: %D, most of all
+	case b[i] != '.':
+		return 0, 0
+	}
+	for i++; i < len(b) && isDigit(b[i]); i++ {
+		m = m*10 + uint64(b[i]-'0')
+	}
+	frac := i - whole - 1
+	if frac == 0 || whole+frac > exactDigits || i == len(b) || b[i] != end {
+		return 0, 0
+	}
+	return i, float64(m) / pow10[frac]
 }
 
 // shortEnd returns the index of the first end byte of b after skip
