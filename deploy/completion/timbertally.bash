@@ -1,5 +1,5 @@
-# bash completion for feed, tally, tgread and tgcheck: urfave/cli v2's
-# autocomplete/bash_autocomplete, bound to the four binaries. Flags come
+# bash completion for feed, tally, tgread, tgcheck and tgpush: urfave/cli v2's
+# autocomplete/bash_autocomplete, bound to the five binaries. Flags come
 # from the binary itself (--generate-bash-completion); anything else
 # falls back to file names, which is what stores and tally stores are.
 # Install: source it from ~/.bashrc, or copy it to
@@ -16,4 +16,4 @@ _timbertally_complete() {
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -o bashdefault -o default -F _timbertally_complete feed tally tgread tgcheck
+complete -o bashdefault -o default -F _timbertally_complete feed tally tgread tgcheck tgpush

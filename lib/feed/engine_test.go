@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbertally/timbertally/lib/cursor"
-	"github.com/timbertally/timbertally/lib/spin"
 	"github.com/timbertally/timbertally/lib/store"
 )
 
@@ -38,7 +36,12 @@ done
 // seconds; it returns the directory, what was printed and the exit status.
 func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, string, int) {
 	t.Helper()
-	dir := t.TempDir()
+	return runFeedIn(t, t.TempDir(), content, hold, edit)
+}
+
+// runFeedIn is runFeed in dir, which may hold a cursor from an earlier run.
+func runFeedIn(t *testing.T, dir, content, hold string, edit func(*Options)) (string, string, int) {
+	t.Helper()
 	os.WriteFile(filepath.Join(dir, "s.log"), []byte(content), 0o644)
 	os.WriteFile(filepath.Join(dir, "ack.sh"), []byte(slowAck), 0o644)
 	t.Chdir(dir)
@@ -57,7 +60,7 @@ func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, s
 func TestFromEndStartsAfterTheLastCompleteLine(t *testing.T) {
 	dir, stderr, status := runFeed(t, "a\nb\npart", "0", func(o *Options) { o.FromEnd = true })
 	in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
-	if status != 0 || string(in) != "feed v=1\nstore id=s offset=4\nend id=s\n" {
+	if status != 0 || string(in) != "feed v=1 window=786432\nstore id=s offset=4 gen=0 sig=bad43928 siglen=8 from=end\nend id=s\n" {
 		t.Fatalf("status %d, %s; the consumer read %q, want the store at 4 and no batch", status, stderr, in)
 	}
 }
@@ -69,7 +72,7 @@ func TestTheCursorWinsOverFromEndAndResetWinsOverBoth(t *testing.T) {
 	for _, c := range []struct {
 		reset bool
 		want  string
-	}{{false, "store id=s offset=2\n"}, {true, "store id=s offset=0\n"}} {
+	}{{false, "store id=s offset=2 gen=0 sig=18572a97 siglen=4 from=cursor\n"}, {true, "store id=s offset=0 gen=0 sig=18572a97 siglen=4 from=start\n"}} {
 		opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"}, Cursor: "cur",
 			BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &bytes.Buffer{}, FromEnd: true, Reset: c.reset}
 		if status, err := Run(opt, make(chan os.Signal)); status != 0 || err != nil {
@@ -100,6 +103,11 @@ func TestAParkedStoreWithNoReportIsWarnedOnce(t *testing.T) {
 	_, stderr, status := runFeed(t, content, "0.2", func(o *Options) { o.Stall, o.BatchSize = time.Millisecond, 1 })
 	if n := strings.Count(stderr, "store s has been parked for 1ms with no report"); status != 0 || n != 1 {
 		t.Fatalf("status %d; the stall warning was printed %d times, want once:\n%s", status, n, stderr)
+	}
+	// A consumer whose report sits in an unflushed buffer (Python's print
+	// into a pipe) looks the same: the warning names it, not only taken=.
+	if !strings.Contains(stderr, "wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report") {
+		t.Fatalf("the stall warning does not name an unflushed report:\n%s", stderr)
 	}
 }
 
@@ -193,7 +201,7 @@ func TestAStoreIsReadOnceMoreBeforeItsIdleLine(t *testing.T) {
 		}
 		s, now := f.streams[0], time.Now()
 		// The idle falls due now; the store was last read 200 ms before.
-		f.polledAt, s.sentAt, s.dryAt = now, now.Add(-f.opt.IdleTick), now.Add(-f.opt.IdleTick-200*time.Millisecond)
+		f.clock.polledAt, s.sentAt, s.dryAt = now, now.Add(-f.opt.IdleTick), now.Add(-f.opt.IdleTick-200*time.Millisecond)
 		if grows {
 			os.WriteFile(path, []byte("a line written since the last read\n"), 0o644)
 		}
@@ -296,7 +304,10 @@ func openFeeder(t *testing.T, content string, edit func(*Options)) *feeder {
 	os.WriteFile(path, []byte(content), 0o644)
 	opt := Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine}
 	edit(&opt)
-	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
+	if opt.Stderr == nil {
+		opt.Stderr = io.Discard
+	}
+	f := newFeeder(opt)
 	if err := f.open(); err != nil {
 		t.Fatal(err)
 	}
@@ -462,5 +473,72 @@ func TestAFileSkippedBetweenTwoRotationsIsNamedInAWarning(t *testing.T) {
 	}
 	if want := "feed: store s: " + p + ".1 was written after the file feed was reading and renamed away before feed reached it"; !strings.Contains(stderr.String(), want) {
 		t.Fatalf("stderr %q; want the skipped file named, even with -q", stderr.String())
+	}
+}
+
+// windowAck asks for a window of WINDOW bytes before any batch (a report at
+// the resume position, 0), then reads BATCHES batches without a report
+// between them, and acks the last one's end: only a feed that sends ahead
+// of taken gets it that far. Every line it read goes to in.txt.
+const windowAck = `exec 4>>in.txt
+IFS= read -r hello; echo "$hello" >&4
+IFS= read -r store; echo "$store" >&4
+printf 'progress id=s offset=0 window=%s\n' "$WINDOW"
+b=0
+while [ $b -lt $BATCHES ] && IFS= read -r line; do
+	echo "$line" >&4
+	set -- $line
+	n=${5#entries=}; end=${4#end=}
+	i=0; while [ $i -lt $n ]; do IFS= read -r entry; i=$((i+1)); done
+	b=$((b+1))
+done
+printf 'progress id=s offset=%s\n' "$end"
+while IFS= read -r line; do echo "$line" >&4; done
+`
+
+// runWindowed runs feed over "a\n"... (4 entries of 2 bytes, batches of
+// one entry) into windowAck asking for window bytes and acking after
+// batches; it returns what the consumer read, or fails after 10 s (a feed
+// that parks waits for a report that never comes).
+func runWindowed(t *testing.T, window, batches int) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.log"), []byte("a\nb\nc\nd\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ack.sh"), []byte(windowAck), 0o644)
+	t.Chdir(dir)
+	t.Setenv("WINDOW", strconv.Itoa(window))
+	t.Setenv("BATCHES", strconv.Itoa(batches))
+	var stderr bytes.Buffer
+	opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"},
+		Cursor: "cur", BatchSize: 1, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &stderr}
+	done := make(chan int, 1)
+	go func() {
+		status, err := Run(opt, make(chan os.Signal))
+		if err != nil {
+			stderr.WriteString(err.Error())
+		}
+		done <- status
+	}()
+	select {
+	case status := <-done:
+		in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
+		if status != 0 {
+			t.Fatalf("status %d: %s", status, stderr.String())
+		}
+		return string(in)
+	case <-time.After(10 * time.Second):
+		in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
+		t.Fatalf("feed and a consumer that asked for a window of %d bytes stalled; it read %q", window, in)
+	}
+	return ""
+}
+
+func TestAConsumerThatAsksForAWindowGetsBatchesBeforeItReports(t *testing.T) {
+	in := runWindowed(t, 8, 4) // four batches of 2 bytes in a window of 8
+	want := "feed v=1 window=786432\nstore id=s offset=0 gen=0 sig=17df0c74 siglen=8 from=start\n" +
+		"batch id=s offset=0 end=2 entries=1\nbatch id=s offset=2 end=4 entries=1\n" +
+		"batch id=s offset=4 end=6 entries=1\nbatch id=s offset=6 end=8 entries=1\nend id=s\n"
+	if in != want {
+		t.Fatalf("the consumer read\n%s\nwant\n%s", in, want)
 	}
 }

@@ -35,8 +35,8 @@ type Kind int
 // does not know; a consumer ignores it.
 const (
 	KindUnknown Kind = iota
-	KindHello        // feed v=1
-	KindStore        // store id= offset=
+	KindHello        // feed v=1 [window=]
+	KindStore        // store id= offset= [gen= sig= siglen=] [from=]
 	KindBatch        // batch id= offset= end= entries=
 	KindSkip         // skip id= offset= end= reason=
 	KindIdle         // idle id= quiet=
@@ -53,7 +53,32 @@ type Header struct {
 	Entries int    // KindBatch: how many entry lines follow
 	Reason  string // KindSkip: a word saying why the bytes are no entry
 	QuietMS int64  // KindIdle: milliseconds since the store last delivered an entry
+	Window  int64  // KindHello: the most bytes of a store's batches feed keeps in flight when asked; 0: one batch
+	Gen     Gen    // KindStore: the generation holding the resume position, when given
+	From    string // KindStore: where the resume position came from (FromCursor, ...), "" when not said
 }
+
+// Gen is a store generation's identity on a store line: the position of its
+// file's first byte and the CRC-32 (IEEE) of its first SigLen bytes (at
+// most 256), so that a consumer can tell whether the content it is about to
+// be sent at positions it already holds is the content it holds. Known is
+// false when the line did not carry it (an older feed).
+type Gen struct {
+	Known  bool
+	Base   int64
+	Sig    uint32
+	SigLen int
+}
+
+// Where a store line's resume position came from (from=): the cursor, or,
+// for a store the cursor does not hold (or under --reset), the store's
+// start or its end (feed --from end). Only a position from the cursor
+// claims that the consumer accounts for everything before it.
+const (
+	FromCursor = "cursor"
+	FromStart  = "start"
+	FromEnd    = "end"
+)
 
 // Report is one consumer → feed progress line. Taken equals Offset when the
 // consumer omitted it.
@@ -61,6 +86,7 @@ type Report struct {
 	ID     string
 	Offset int64 // durable: everything before it is reflected in durable state
 	Taken  int64 // flow control: everything before it has been absorbed
+	Window int64 // flow control: the bytes of batches beyond Taken the consumer asks feed to send ahead; 0: one batch (the park)
 }
 
 // MaxBatchEntries bounds the entries= of a batch header, so that a corrupt
@@ -108,9 +134,12 @@ func ParseHeader(line []byte) (Header, error) {
 	case "feed":
 		h.Kind = KindHello
 		h.V, err = kv.str("v")
+		if err == nil {
+			err = kv.optNum("window", &h.Window)
+		}
 	case "store":
 		h.Kind = KindStore
-		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset))
+		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.gen(&h.Gen), kv.opt("from", &h.From))
 	case "batch":
 		h.Kind = KindBatch
 		var n int64
@@ -167,9 +196,7 @@ func ParseReport(line []byte) (Report, error) {
 	}
 	if err == nil {
 		r.Taken = r.Offset
-		if _, ok := kv.get("taken"); ok {
-			err = kv.num("taken", &r.Taken)
-		}
+		err = kv.all(kv.optNum("taken", &r.Taken), kv.optNum("window", &r.Window))
 	}
 	if err == nil && r.Taken < r.Offset {
 		err = fmt.Errorf("taken=%d is below offset=%d", r.Taken, r.Offset)
@@ -180,14 +207,38 @@ func ParseReport(line []byte) (Report, error) {
 	return r, nil
 }
 
-// AppendHello appends "feed v=1\n".
-func AppendHello(b []byte) []byte { return append(b, "feed v="+Version+"\n"...) }
+// AppendHello appends "feed v=1\n", with window= when window > 0.
+func AppendHello(b []byte, window int64) []byte {
+	b = append(b, "feed v="+Version...)
+	if window > 0 {
+		b = appendNum(b, " window=", window)
+	}
+	return append(b, '\n')
+}
 
 // AppendStore appends a store line.
 func AppendStore(b []byte, id string, offset int64) []byte {
 	b = append(b, "store id="...)
 	b = append(b, id...)
 	b = appendNum(b, " offset=", offset)
+	return append(b, '\n')
+}
+
+// AppendStoreFrom appends a store line that also gives the generation
+// holding the resume position and where that position came from.
+func AppendStoreFrom(b []byte, id string, offset int64, g Gen, from string) []byte {
+	b = AppendStore(b, id, offset)
+	b = b[:len(b)-1]
+	if g.Known {
+		b = appendNum(b, " gen=", g.Base)
+		b = append(b, " sig="...)
+		b = fmt.Appendf(b, "%08x", g.Sig)
+		b = appendNum(b, " siglen=", int64(g.SigLen))
+	}
+	if from != "" {
+		b = append(b, " from="...)
+		b = append(b, from...)
+	}
 	return append(b, '\n')
 }
 
@@ -229,13 +280,16 @@ func AppendEnd(b []byte, id string) []byte {
 
 // AppendReport appends a progress line; taken= is written only when it
 // differs from offset, so that the simplest consumer's line is the canonical
-// one.
+// one, and window= only when it asks for one.
 func AppendReport(b []byte, r Report) []byte {
 	b = append(b, "progress id="...)
 	b = append(b, r.ID...)
 	b = appendNum(b, " offset=", r.Offset)
 	if r.Taken != r.Offset {
 		b = appendNum(b, " taken=", r.Taken)
+	}
+	if r.Window > 0 {
+		b = appendNum(b, " window=", r.Window)
 	}
 	return append(b, '\n')
 }
@@ -348,6 +402,51 @@ func (kv *fields) word(k string, dst *string) error {
 	}
 	*dst = v
 	return err
+}
+
+// optNum parses key k as num does when the line has it, and leaves dst alone
+// when it does not.
+func (kv *fields) optNum(k string, dst *int64) error {
+	if _, ok := kv.get(k); !ok {
+		return nil
+	}
+	return kv.num(k, dst)
+}
+
+// opt reads the word at k when the line has it.
+func (kv *fields) opt(k string, dst *string) error {
+	if _, ok := kv.get(k); !ok {
+		return nil
+	}
+	return kv.word(k, dst)
+}
+
+// gen reads a store line's generation: gen= sig= siglen=, all or none.
+func (kv *fields) gen(g *Gen) error {
+	_, a := kv.get("gen")
+	_, b := kv.get("sig")
+	_, c := kv.get("siglen")
+	if !a && !b && !c {
+		return nil
+	}
+	var n int64
+	err := kv.all(kv.num("gen", &g.Base), kv.num("siglen", &n))
+	if err == nil && n > 256 {
+		err = fmt.Errorf("siglen=%d is over 256", n)
+	}
+	if err != nil {
+		return err
+	}
+	v, err := kv.view("sig")
+	if err != nil {
+		return err
+	}
+	sig, perr := strconv.ParseUint(v, 16, 32)
+	if perr != nil || len(v) != 8 {
+		return fmt.Errorf("sig=%q is not 8 hex digits", v)
+	}
+	g.Known, g.Sig, g.SigLen = true, uint32(sig), int(n)
+	return nil
 }
 
 // num parses an unsigned decimal that fits an int64: no sign, no spaces, no

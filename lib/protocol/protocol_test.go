@@ -11,8 +11,11 @@ func TestEveryHeaderKindParsesBackFromItsFormat(t *testing.T) {
 		line []byte
 		want Header
 	}{
-		{AppendHello(nil), Header{Kind: KindHello, V: "1"}},
+		{AppendHello(nil, 0), Header{Kind: KindHello, V: "1"}},
+		{AppendHello(nil, 786432), Header{Kind: KindHello, V: "1", Window: 786432}},
 		{AppendStore(nil, "web1", 186350), Header{Kind: KindStore, ID: "web1", Offset: 186350}},
+		{AppendStoreFrom(nil, "web1", 186350, Gen{Known: true, Base: 100, Sig: 0x30d022ed, SigLen: 256}, FromCursor),
+			Header{Kind: KindStore, ID: "web1", Offset: 186350, Gen: Gen{Known: true, Base: 100, Sig: 0x30d022ed, SigLen: 256}, From: "cursor"}},
 		{AppendBatch(nil, "web1", 10, 20, 3), Header{Kind: KindBatch, ID: "web1", Offset: 10, End: 20, Entries: 3}},
 		{AppendSkip(nil, "web1", 20, 2000, "too-long"), Header{Kind: KindSkip, ID: "web1", Offset: 20, End: 2000, Reason: "too-long"}},
 		{AppendIdle(nil, "a.b_c-9", 1500), Header{Kind: KindIdle, ID: "a.b_c-9", QuietMS: 1500}},
@@ -28,6 +31,26 @@ func TestEveryHeaderKindParsesBackFromItsFormat(t *testing.T) {
 	}
 }
 
+// A store line's generation is all three keys or none: a line that says
+// half of it cannot be compared with what the consumer holds.
+func TestAStoreLinesGenerationIsAllOrNothing(t *testing.T) {
+	for _, line := range []string{
+		"store id=a offset=0 gen=0",
+		"store id=a offset=0 gen=0 sig=30d022ed",
+		"store id=a offset=0 gen=0 sig=30d0 siglen=4",
+		"store id=a offset=0 gen=0 sig=30d022ed siglen=257",
+		"store id=a offset=0 from=",
+	} {
+		if h, err := ParseHeader([]byte(line)); err == nil {
+			t.Errorf("%q parsed to %+v", line, h)
+		}
+	}
+	h, err := ParseHeader([]byte("store id=a offset=7"))
+	if err != nil || h.Gen.Known || h.From != "" {
+		t.Errorf("a store line of an older feed: %+v, %v; want no generation and no from", h, err)
+	}
+}
+
 func TestReportsParseBackAndTakenDefaultsToOffset(t *testing.T) {
 	for _, tc := range []struct {
 		line string
@@ -37,6 +60,8 @@ func TestReportsParseBackAndTakenDefaultsToOffset(t *testing.T) {
 		{"progress id=web1 offset=5 taken=9", Report{ID: "web1", Offset: 5, Taken: 9}},
 		{"progress taken=9 offset=5 id=web1", Report{ID: "web1", Offset: 5, Taken: 9}},
 		{"progress id=web1 offset=0 future=yes", Report{ID: "web1"}},
+		{"progress id=web1 offset=5 taken=9 window=4096", Report{ID: "web1", Offset: 5, Taken: 9, Window: 4096}},
+		{"progress id=web1 offset=5 window=4096", Report{ID: "web1", Offset: 5, Taken: 5, Window: 4096}},
 	} {
 		got, err := ParseReport([]byte(tc.line))
 		if err != nil || got != tc.want {
@@ -45,6 +70,29 @@ func TestReportsParseBackAndTakenDefaultsToOffset(t *testing.T) {
 		back := AppendReport(nil, got)
 		if again, err := ParseReport(back[:len(back)-1]); err != nil || again != got {
 			t.Errorf("AppendReport(%+v) = %q does not parse back", got, back)
+		}
+	}
+}
+
+func TestTheHelloOffersAWindowOnlyWhenThereIsOne(t *testing.T) {
+	if got := string(AppendHello(nil, 0)); got != "feed v=1\n" {
+		t.Fatalf("AppendHello without a window = %q, want the plain hello", got)
+	}
+	if got := string(AppendHello(nil, 786432)); got != "feed v=1 window=786432\n" {
+		t.Fatalf("AppendHello = %q, want window= after v=", got)
+	}
+}
+
+func TestAMalformedWindowIsRefusedWithTheLine(t *testing.T) {
+	for _, line := range []string{"progress id=web1 offset=5 window=-1", "progress id=web1 offset=5 window=", "feed v=1 window=1e6"} {
+		_, rerr := ParseReport([]byte(line))
+		_, herr := ParseHeader([]byte(line))
+		err := rerr
+		if strings.HasPrefix(line, "feed") {
+			err = herr
+		}
+		if err == nil || !strings.Contains(err.Error(), line) || !strings.Contains(err.Error(), "window=") {
+			t.Errorf("%q: err = %v, want a refusal naming the line and window=", line, err)
 		}
 	}
 }
