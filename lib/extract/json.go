@@ -46,7 +46,7 @@ func (n *keyNode) addPath(path string, field int) {
 // kid returns the step for an object key, or nil.
 func (n *keyNode) kid(key []byte) *keyNode {
 	for _, k := range n.kids {
-		if bytes.Equal(k.key, key) {
+		if len(k.key) == len(key) && bytes.Equal(k.key, key) {
 			return k
 		}
 	}
