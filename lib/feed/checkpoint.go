@@ -105,6 +105,13 @@ func (c *checkpoint) moved() bool {
 	return !slices.Equal(c.led.offsets(nil), c.start)
 }
 
+// join takes the run's streams, one more joined mid-run, and has its mark
+// saved at the next save, so that a restart resumes it too.
+func (c *checkpoint) join(streams []*stream) {
+	c.streams = streams
+	c.saved = append(c.saved, -1)
+}
+
 // unsaved reports whether a report moved an offset past the cursor file,
 // or the signature of the generation holding an offset grew past the one
 // in the cursor file (its first bytes were read since): a cursor whose
@@ -192,6 +199,6 @@ func (c *checkpoint) saveStart() error {
 func (c *checkpoint) mark() {
 	for i, s := range c.streams {
 		sm, _ := s.r.SeamAt(c.offs[i])
-		c.cur[s.ID] = cursor.Mark{Offset: c.offs[i], Gen: s.r.GenAt(c.offs[i]), Seam: sm}
+		c.cur[s.ID] = cursor.Mark{Offset: c.offs[i], Gen: s.r.GenAt(c.offs[i]), Seam: sm, Gens: s.r.Recorded()}
 	}
 }

@@ -19,10 +19,14 @@ type Seam struct {
 
 // SeamAt returns the seam of position pos, read (one pread) from the file
 // being read when pos lies in it; ok is false for a position in an
-// earlier generation, whose file is no longer open, and for a file that
-// no longer holds the bytes (truncated since: the reader sees it at its
-// next read).
+// earlier generation, whose file is no longer open (or an older
+// generation named with the store, read in turn, perhaps compressed),
+// for a file not there yet, and for a file that no longer holds the
+// bytes (truncated since: the reader sees it at its next read).
 func (r *Reader) SeamAt(pos int64) (s Seam, ok bool) {
+	if r.f == nil || len(r.olds) > 0 {
+		return Seam{}, false
+	}
 	g := r.gen()
 	at := pos - g.Base
 	if at < 0 {
@@ -43,9 +47,11 @@ func (r *Reader) SeamAt(pos int64) (s Seam, ok bool) {
 // was rewritten in place (a copytruncate while feed was down, the new
 // content beginning as the old one did), and resuming would start in the
 // middle of other content, its lines before the position never read.
+// A position in an older generation named with the store is not checked
+// (it has no byte to read back to; its signature is).
 func (r *Reader) CheckSeam(s Seam) error {
-	if s.Len == 0 {
-		return nil
+	if s.Len == 0 || r.f == nil || len(r.olds) > 0 || r.Pos() == r.gen().Base {
+		return nil // nothing to read back to (at a generation's start: another file's bytes)
 	}
 	got, ok := r.SeamAt(r.Pos())
 	if ok && got == s {
