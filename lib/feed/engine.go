@@ -195,7 +195,7 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 		// cost of a poll; a rotation waits up to a second for it.
 		opt.PathEvery = time.Second
 	}
-	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, opt)
+	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens, Seam: m.Seam}, opt)
 	var rep *store.ReplacedError
 	if globbed && errors.As(err, &rep) {
 		f.note("feed: store %s: %s is another file than the cursor's (%s): the cursor's was removed or replaced; the new one is read from its start as position %d on (the old one's lines after that position, if it had any, were not read)", st.ID, st.Path, rep.What(), m.Offset)
@@ -221,58 +221,6 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 	}
 	now := time.Now()
 	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens()), from: from}, nil
-}
-
-// resumeErr says why store st cannot resume at its mark m. A file that is
-// the cursor's inode with other first bytes was truncated in place and
-// rewritten (copytruncate) or rotated with its inode reused while feed was
-// down: its new lines cannot go on at the cursor's position, and a --reset
-// would put them at positions the consumer already holds. They start a
-// store of their own instead, under a new id.
-func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
-	var rep *store.ReplacedError
-	if !errors.As(err, &rep) || !rep.SameInode() {
-		// store's remedy, made the commands of this run.
-		if msg, ok := strings.CutSuffix(err.Error(), store.Rederive); ok {
-			return fmt.Errorf("feed: store %s: %s%s", st.ID, msg, f.rederive())
-		}
-		return fmt.Errorf("feed: store %s: %w", st.ID, err)
-	}
-	old := "is not beside it under a rotated name (compressed or removed?)"
-	check := ""
-	if cp := store.FindCopy(st.Path, m.Gen); cp != "" {
-		old = fmt.Sprintf("is %s (the same first %d bytes)", cp, m.Gen.SigLen)
-		if fi, err := os.Stat(cp); err == nil && m.Gen.Base+fi.Size() > m.Offset {
-			old += fmt.Sprintf("; its last %d bytes, after position %d, were never fed and are not counted by this remedy", m.Gen.Base+fi.Size()-m.Offset, m.Offset)
-		}
-		check = fmt.Sprintf("; check both with tgcheck --against %s=%s --against %s.2=%s %s", st.ID, cp, st.ID, st.Path, tallyStore(f.opt.Consumer))
-	}
-	return fmt.Errorf("feed: store %s: %s; %s. That counts the tally store again from what %s holds now, without its old content. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
-		st.ID, rep.What(), f.rederive(), st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
-}
-
-// rederive is the complete remedy for stores that must be counted again
-// from their start, as the commands to run: this run's tally store, cursor,
-// stores and consumer. Both steps, in order: a --reset alone replays the
-// new content onto positions the tape already holds.
-func (f *feeder) rederive() string {
-	dir := tallyStore(f.opt.Consumer)
-	cmd := []string{"feed", "--reset"}
-	if f.opt.Follow {
-		cmd = append(cmd, "--follow")
-	}
-	if f.opt.Cursor != "" {
-		cmd = append(cmd, "--cursor", f.opt.Cursor)
-	}
-	for _, st := range f.opt.Stores {
-		cmd = append(cmd, storeArg(st))
-	}
-	for _, g := range f.opt.Globs {
-		cmd = append(cmd, "--glob", "'"+g+"'")
-	}
-	cmd = append(append(cmd, "--"), f.opt.Consumer...)
-	return fmt.Sprintf("re-derive, both steps in this order (a --reset alone would replay the new content onto positions the tape already holds): tally --provision --replace --doc %s %s (the old tape is kept beside it), then %s",
-		filepath.Join(dir, "document"), dir, strings.Join(cmd, " "))
 }
 
 // storeArg is how a store is named on the command line.

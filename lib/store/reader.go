@@ -96,6 +96,7 @@ type Where struct {
 	Pos  int64
 	Gen  Gen     // the generation holding Pos; zero: the store's first file, from Pos
 	Gens []GenID // Recorded, for a store named with its history; nil: none
+	Seam Seam    // the bytes before Pos (the cursor's); zero: not bound
 }
 
 // ResumeSpec opens store s for reading from w.Pos.
@@ -173,7 +174,11 @@ func ResumeSpec(s Spec, w Where, o Options) (*Reader, error) {
 func resumeAt(s Spec, olds []*older, w Where) (int, int64, error) {
 	if w.Gens == nil {
 		if w.Gen.Known() {
-			return len(olds), 0, nil // a cursor of the store named by its path alone
+			// A cursor of the store named by its path alone.
+			if i := holding(s, olds, w); i < len(olds) {
+				return i, w.Gen.Base, nil
+			}
+			return len(olds), 0, nil
 		}
 		return 0, 0, nil
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 )
 
@@ -89,4 +90,44 @@ func HasSeam(path string, g Gen, pos int64, s Seam) bool {
 		return false
 	}
 	return crc32.ChecksumIEEE(b) == s.Sig
+}
+
+// holding returns which of a store's generations holds a cursor's position
+// w when the cursor was written with the store named by its path alone and
+// the store is now named with its history: the file at the path while it
+// is still the cursor's (its identity, first bytes and seam), else the
+// latest older generation with the cursor's first bytes and seam (the
+// copy a copytruncate made, perhaps compressed since), else the path
+// (len(olds)), whose check then says what changed.
+func holding(s Spec, olds []*older, w Where) int {
+	if IsGen(s.Path, w.Gen) && HasSeam(s.Path, w.Gen, w.Pos, w.Seam) {
+		return len(olds)
+	}
+	for i := len(olds) - 1; i >= 0; i-- {
+		if olds[i].matches(GenID{SigLen: w.Gen.SigLen, Sig: w.Gen.Sig}) && olds[i].hasSeam(w.Pos-w.Gen.Base, w.Seam) {
+			return i
+		}
+	}
+	return len(olds)
+}
+
+// hasSeam says whether the generation's bytes, decompressed, hold seam sm
+// before byte at: read from its start (a gzip stream has no other way),
+// once, when a cursor is first resumed in a named history.
+func (o *older) hasSeam(at int64, sm Seam) bool {
+	if sm.Len == 0 {
+		return true
+	}
+	if at < int64(sm.Len) || o.open() != nil {
+		return false
+	}
+	defer o.close()
+	if _, err := io.CopyN(io.Discard, o.src, at-int64(sm.Len)); err != nil {
+		return false
+	}
+	b := make([]byte, sm.Len)
+	if _, err := io.ReadFull(o.src, b); err != nil {
+		return false
+	}
+	return crc32.ChecksumIEEE(b) == sm.Sig
 }

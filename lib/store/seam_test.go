@@ -54,3 +54,38 @@ func TestAFileRewrittenBehindTheSameFirstBytesIsRefusedByItsSeam(t *testing.T) {
 		t.Fatal("HasSeam of other content is true")
 	}
 }
+
+// A cursor written with the store named by its path alone, the file then
+// copied aside and truncated (copytruncate) and rewritten behind the same
+// banner, resumes in the copy once the store is named with it as its
+// older generation, gzip or not: the rest of the copy, then the file at
+// the path, on one axis.
+func TestAPathCursorResumesInTheCopyOnceTheHistoryNamesIt(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		dir := t.TempDir()
+		banner := strings.Repeat("=", 300) + "\n"
+		old, tail, next := banner+lines("old", 50), lines("tail", 20), banner+lines("new", 80)
+		p := writeGen(t, dir, "q.log", old, false)
+		r, err := Open(p, 0, DefaultMaxLine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := int64(len(old))
+		seam, _ := r.SeamAt(pos)
+		g := r.GenAt(pos)
+		r.Close()
+		name := "q.log.1"
+		if gz {
+			name += ".gz"
+		}
+		cp := writeGen(t, dir, name, old+tail, gz)
+		f, _ := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0) // the same inode
+		f.WriteString(next)
+		f.Close()
+		s := Spec{ID: "q", History: []string{cp}, Path: p}
+		r = openSpec(t, s, Where{Pos: pos, Gen: g, Seam: seam})
+		if got := joined(t, drain(t, r, 100, 1<<20), pos); got != tail+next {
+			t.Fatalf("gzip %v: read %d bytes from %d, want the copy's tail and the new file (%d)", gz, len(got), pos, len(tail+next))
+		}
+	}
+}
