@@ -12,6 +12,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/store"
+	"github.com/timbertally/timbertally/lib/tally"
 	"github.com/timbertally/timbertally/lib/tape"
 	"github.com/urfave/cli/v2"
 )
@@ -185,6 +186,9 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	var derived *Derived
 	if len(o.against) > 0 {
+		if err := o.began(w); err != nil {
+			return false, false, err
+		}
 		if derived, err = o.derive(s); err != nil {
 			return false, false, err
 		}
@@ -247,6 +251,24 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 // largest position the tape records for it (on a complete tape, that of its
 // end record). A tape is checked against every store it names: the entries
 // of a store left out, and its markers, would go unchecked.
+// began starts the re-derivation of each store where the tape's counting
+// of it began (DIR/bindings): a store first fed with feed --from end was
+// never fed its entries before that position, and says so.
+func (o *options) began(w io.Writer) error {
+	began, err := tally.Began(o.dir)
+	if err != nil {
+		return fmt.Errorf("tgcheck: %v", err)
+	}
+	for i := range o.against {
+		in := &o.against[i]
+		if in.From = began[in.ID]; in.From > 0 {
+			fmt.Fprintf(w, "against: store %s is re-derived from position %d, where the tape's feeding of it began (feed --from end; %s): its entries before it were never fed\n",
+				in.ID, in.From, filepath.Join(o.dir, "bindings"))
+		}
+	}
+	return nil
+}
+
 func (o *options) derive(s *Store) (*Derived, error) {
 	known := Known(s.Tape)
 	for _, id := range slices.Sorted(maps.Keys(known)) {

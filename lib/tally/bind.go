@@ -167,6 +167,24 @@ func (b *bindings) reach(id string) int64 {
 	return r
 }
 
+// Began returns, per store the bindings of the tally store dir name,
+// the earliest position a run delivered it from: where the tape's counting
+// of it begins, above 0 for a store first fed with feed --from end (its
+// entries before it were never fed). nil without bindings for its tape.
+func Began(dir string) (map[string]int64, error) {
+	b, err := loadBindings(dir, filepath.Join(dir, tapeFile))
+	if err != nil || len(b.stores) == 0 {
+		return nil, err
+	}
+	began := map[string]int64{}
+	for _, s := range b.stores {
+		if old, ok := began[s.id]; !ok || s.offset < old {
+			began[s.id] = s.offset
+		}
+	}
+	return began, nil
+}
+
 // loadBindings reads dir's bindings, or none when the file is missing or
 // belongs to another tape file than the one at tp (or there is none).
 func loadBindings(dir, tp string) (*bindings, error) {
@@ -311,6 +329,9 @@ func (b *bindings) checkStore(dir string, s declared, frontier int64, torn int) 
 		b.stores = append(b.stores, binding{id: s.id, offset: s.pos, gen: s.gen})
 	case old.gen.SigLen < s.gen.SigLen:
 		old.gen = s.gen // a longer signature of the same generation (it had fewer bytes)
+	}
+	if old != nil && s.pos < old.offset {
+		old.offset = s.pos // replayed from before where it was first fed (a --reset after --from end)
 	}
 	return nil
 }
