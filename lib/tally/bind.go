@@ -291,6 +291,30 @@ func (b *bindings) orphan(r io.ReaderAt, size int64, decl []declared) (int64, er
 	return tape.OrphanGroup(r, size)
 }
 
+// twin returns the id of another store whose generation the bindings
+// hold with the same first bytes as store s's, when s is new to the tape:
+// the same file fed again under a new id (and a new cursor) counts its
+// entries a second time, as !late. Two logs that begin alike (a banner)
+// look the same, so it is said, not refused.
+func (b *bindings) twin(s declared) string {
+	if !s.gen.Known || s.gen.SigLen == 0 || slices.ContainsFunc(b.stores, func(o binding) bool { return o.id == s.id }) {
+		return ""
+	}
+	for _, o := range b.stores {
+		if o.gen.SigLen == s.gen.SigLen && o.gen.Sig == s.gen.Sig {
+			return o.id
+		}
+	}
+	return ""
+}
+
+// twinNote is the warning for store id, new to the tape of dir, whose file
+// begins as store other's generation does.
+func twinNote(dir, id, other string) string {
+	return fmt.Sprintf("warning: store %s is new to the tape of %s, but its file begins with the same bytes as store %s's, which the tape already counts: if it is the same file under a new id (another cursor), its entries are counted a second time (as !late). If so, stop, and re-derive the tally store to drop the second count (tally --provision --replace --doc %s %s, then feed --reset --cursor FILE STORE... -- tally --run %s), naming the file as %s=PATH with the cursor that fed it from then on; if they are two logs that begin alike, nothing is wrong",
+		id, dir, other, filepath.Join(dir, documentFile), dir, dir, other)
+}
+
 // checkDoc refuses a document other than the one the tape was begun with,
 // once the tape holds anything.
 func (b *bindings) checkDoc(dir string, text []byte, tapeSize int64) error {

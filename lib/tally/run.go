@@ -19,7 +19,8 @@ import (
 // store's tape, and reports progress on out.
 type consumer struct {
 	dir    string
-	cutTo  int64 // the size check found the tape is cut to before the run (orphan)
+	cutTo  int64    // the size check found the tape is cut to before the run (orphan)
+	warns  []string // said once the run is accepted
 	in     *input
 	tape   *tape.Writer
 	roller *bucket.Roller
@@ -67,6 +68,9 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 		if err := tw.CutTo(c.cutTo); err != nil {
 			return err
 		}
+	}
+	for _, w := range c.warns {
+		note("%s", w)
 	}
 	if len(torn) > 0 {
 		note("cut %d bytes of a torn last record group from the tape (a crash, a full disk, or an edit in the middle of an append); every store resumes at or before what the rest of the tape holds, so their entries are replayed", len(torn))
@@ -217,6 +221,9 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 		return nil, nil, nil, err
 	}
 	for _, s := range decl {
+		if other := b.twin(s); other != "" {
+			c.warns = append(c.warns, twinNote(c.dir, s.id, other))
+		}
 		if err := b.checkStore(c.dir, s, known.Frontier(s.id), len(torn)); err != nil {
 			return nil, nil, nil, err
 		}
