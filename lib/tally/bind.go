@@ -46,6 +46,7 @@ type binding struct {
 	id     string
 	offset int64
 	gen    protocol.Gen
+	from   string // protocol.FromEnd: the store's feeding began at offset (feed --from end); else ""
 }
 
 // bindings is the parsed bindings file.
@@ -111,7 +112,7 @@ func (b *bindings) parseLine(line []byte) error {
 		if err != nil {
 			return err
 		}
-		b.stores = append(b.stores, binding{id: h.ID, offset: h.Offset, gen: h.Gen})
+		b.stores = append(b.stores, binding{id: h.ID, offset: h.Offset, gen: h.Gen, from: fromEnd(h.From)})
 	default:
 		return fmt.Errorf("%q is not a tape, doc or store line", line)
 	}
@@ -139,7 +140,7 @@ func (b *bindings) format() []byte {
 		out = fmt.Appendf(out, "doc crc=%08x\n", b.doc)
 	}
 	for _, s := range b.stores {
-		out = protocol.AppendStoreFrom(out, s.id, s.offset, s.gen, "")
+		out = protocol.AppendStoreFrom(out, s.id, s.offset, s.gen, s.from)
 	}
 	return out
 }
@@ -167,10 +168,11 @@ func (b *bindings) reach(id string) int64 {
 	return r
 }
 
-// Began returns, per store the bindings of the tally store dir name,
-// the earliest position a run delivered it from: where the tape's counting
-// of it begins, above 0 for a store first fed with feed --from end (its
-// entries before it were never fed). nil without bindings for its tape.
+// Began returns, per store of the tally store dir that was first fed
+// from its end (feed --from end), where the tape's counting of it begins:
+// its entries before it were never fed. nil without bindings for its tape
+// (removed, an older release's): a store resumed from a cursor is then
+// recorded where it resumed, which is not where its feeding began.
 func Began(dir string) (map[string]int64, error) {
 	b, err := loadBindings(dir, filepath.Join(dir, tapeFile))
 	if err != nil || len(b.stores) == 0 {
@@ -178,11 +180,20 @@ func Began(dir string) (map[string]int64, error) {
 	}
 	began := map[string]int64{}
 	for _, s := range b.stores {
-		if old, ok := began[s.id]; !ok || s.offset < old {
+		if s.from == protocol.FromEnd && !slices.ContainsFunc(b.stores, func(o binding) bool { return o.id == s.id && o.offset < s.offset }) {
 			began[s.id] = s.offset
 		}
 	}
 	return began, nil
+}
+
+// fromEnd keeps from when it is protocol.FromEnd, the one origin a
+// binding records.
+func fromEnd(from string) string {
+	if from == protocol.FromEnd {
+		return from
+	}
+	return ""
 }
 
 // loadBindings reads dir's bindings, or none when the file is missing or
@@ -350,12 +361,13 @@ func (b *bindings) checkStore(dir string, s declared, frontier int64, torn int) 
 	}
 	switch {
 	case old == nil:
-		b.stores = append(b.stores, binding{id: s.id, offset: s.pos, gen: s.gen})
+		b.stores = append(b.stores, binding{id: s.id, offset: s.pos, gen: s.gen, from: fromEnd(s.from)})
 	case old.gen.SigLen < s.gen.SigLen:
 		old.gen = s.gen // a longer signature of the same generation (it had fewer bytes)
 	}
 	if old != nil && s.pos < old.offset {
-		old.offset = s.pos // replayed from before where it was first fed (a --reset after --from end)
+		// Replayed from before where it was first fed (a --reset after --from end).
+		old.offset, old.from = s.pos, fromEnd(s.from)
 	}
 	return nil
 }
