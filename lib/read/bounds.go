@@ -64,7 +64,7 @@ func noteBounds(srcs []*source, stderr io.Writer) {
 				first[name], from[name] = les, src.name
 			case !slices.Equal(old, les) && !noted[name]:
 				noted[name] = true
-				fmt.Fprintf(stderr, "tgread: note: histogram %s has the bounds le=%s in %s but le=%s in %s: merged per le, a bound one tape lacks counts only the other's entries, so its cumulative counts and quantiles are wrong; read the tapes apart, or re-derive one with the other's buckets=\n",
+				fmt.Fprintf(stderr, "tgread: note: histogram %s has the bounds le=%s in %s but le=%s in %s: merged per le, a bound one tape lacks counts only the other's entries, so its cumulative counts and quantiles are wrong; read the tapes apart (--by-tape), or re-derive one of them with the other's bounds as buckets= in its document (tally --provision --replace --doc EDITED DIR, then feed --reset --cursor FILE STORE... -- tally --run DIR)\n",
 					name, strings.Join(old, ","), from[name], strings.Join(les, ","), src.name)
 			}
 		}
