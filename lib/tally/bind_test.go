@@ -141,6 +141,7 @@ func TestAnEditedDocumentIsRefusedWithTheFix(t *testing.T) {
 
 func FuzzParseBindings(f *testing.F) {
 	f.Add([]byte("tape dev=2049 ino=131077 size=9120\ndoc crc=5d41402a\nstore id=web1 offset=0 gen=0 sig=30d022ed siglen=256\n"))
+	f.Add([]byte("tape dev=1 ino=2 size=9\nstore id=web2 offset=98304 gen=0 sig=5c1f00e7 siglen=256 from=end\n"))
 	f.Add([]byte("tape dev=1 ino=2 size=0\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, text []byte) {
