@@ -194,11 +194,17 @@ func (c *checkpoint) saveStart() error {
 }
 
 // mark sets every store's cursor mark to its last reported offset, with
-// the seam of the bytes before it (one pread of 256 bytes a store a save,
-// at most 4 saves a second; nothing per batch).
+// the seam of the bytes before it: one pread of 256 bytes for each store
+// whose offset moved since the last save (at most 4 saves a second), none
+// per batch, none for a store at rest.
 func (c *checkpoint) mark() {
 	for i, s := range c.streams {
-		sm, _ := s.r.SeamAt(c.offs[i])
-		c.cur[s.ID] = cursor.Mark{Offset: c.offs[i], Gen: s.r.GenAt(c.offs[i]), Seam: sm, Gens: s.r.Recorded()}
+		off, g := c.offs[i], s.r.GenAt(c.offs[i])
+		old, ok := c.cur[s.ID]
+		sm := old.Seam
+		if !ok || old.Offset != off || old.Gen != g || sm.Len == 0 {
+			sm, _ = s.r.SeamAt(off)
+		}
+		c.cur[s.ID] = cursor.Mark{Offset: off, Gen: g, Seam: sm, Gens: s.r.Recorded()}
 	}
 }
