@@ -30,11 +30,17 @@ func IsUsage(err error) bool {
 // Conventions makes app report the mistakes its flag parser finds as usage
 // errors, "NAME: problem; see NAME --help", and hand every error back from
 // Run instead of exiting the process, so that Main picks the status. The
-// binaries have no subcommands, so no help command; --generate-bash-completion
-// lists their flags for the scripts in deploy/completion (docs/completion.md).
+// binaries have no subcommands, so no help command; --version prints
+// Version; --generate-bash-completion lists what completes the last word
+// for the scripts in deploy/completion (docs/completion.md), and never
+// runs the command. Call it on an app whose Action is set.
 func Conventions(app *cli.App) *cli.App {
 	app.HideHelpCommand = true
-	app.EnableBashCompletion = true
+	app.Version = Version()
+	// urfave/cli's own --version has the alias -v, which reads as
+	// "verbose"; no binary has a short form for it.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version, VCS revision and build time, and exit", DisableDefaultText: true}
+	completion(app)
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return Usagef("%s: %v; see %s --help", app.Name, err, app.Name)
 	}
@@ -52,14 +58,13 @@ func Conventions(app *cli.App) *cli.App {
 // no option of app, a lone "-" (stdin), and a last option that lacks its
 // value stay where they are.
 func Interspersed(app *cli.App, args []string) []string {
-	if len(args) == 0 {
-		return args
+	if len(args) == 0 || args[len(args)-1] == completionFlag {
+		return args // the words being completed are as typed
 	}
-	takesValue := map[string]bool{"help": false, "h": false}
+	valued := map[string]bool{"help": false, "h": false, "version": false}
 	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
 		for _, n := range f.Names() {
-			takesValue[n] = !isBool
+			valued[n] = takesValue(f)
 		}
 	}
 	opts, operands := []string{args[0]}, []string(nil)
@@ -69,7 +74,7 @@ func Interspersed(app *cli.App, args []string) []string {
 			return append(append(opts, operands...), args[i:]...)
 		}
 		name, _, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		takes, known := takesValue[name]
+		takes, known := valued[name]
 		switch {
 		case !strings.HasPrefix(a, "-") || a == "-" || !known:
 			operands = append(operands, a)
