@@ -29,6 +29,25 @@ Example:
 // Main runs the feed command line on os.Args and returns its exit status.
 func Main() int {
 	var status int
+	app := newApp(&status)
+	err := app.Run(command.Interspersed(app, os.Args))
+	switch {
+	case command.IsUsage(err):
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	case err != nil:
+		fmt.Fprintln(os.Stderr, err)
+		return max(status, 1)
+	}
+	return status
+}
+
+// App is feed's command line, for its man page (docs/man).
+func App() *cli.App { return newApp(new(int)) }
+
+// newApp is feed's command line; its action leaves the run's exit status
+// in *status.
+func newApp(status *int) *cli.App {
 	app := command.Conventions(&cli.App{
 		Name:        "feed",
 		Usage:       "follow stores and hand their entries to a consumer",
@@ -43,20 +62,11 @@ func Main() int {
 			signals := make(chan os.Signal, 2) // the second one kills the consumer
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(signals)
-			status, err = Run(opt, signals)
+			*status, err = Run(opt, signals)
 			return err
 		},
 	})
-	err := app.Run(command.Interspersed(app, os.Args))
-	switch {
-	case command.IsUsage(err):
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	case err != nil:
-		fmt.Fprintln(os.Stderr, err)
-		return max(status, 1)
-	}
-	return status
+	return command.Choices(app, "from", "start", "end")
 }
 
 func flags() []cli.Flag {

@@ -74,8 +74,11 @@ Examples:
    tgread --plot --metric requests --step 1m web   a chart per status, a minute a column
    tgread --format svg --metric bytes web > bytes.svg`
 
+// App is tgread's command line, for its man page (docs/man).
+func App() *cli.App { return app(os.Stdout, os.Stderr, &settings{}) }
+
 func app(stdout, stderr io.Writer, settings *settings) *cli.App {
-	return command.Conventions(&cli.App{
+	a := command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
 		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
@@ -96,6 +99,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
 	})
+	return command.Choices(a, "format", formatNames()...)
 }
 
 // settings is a parsed command line.

@@ -35,8 +35,29 @@ import (
 
 // Main runs the tally command line on os.Args and returns its exit status.
 func Main() int {
-	note := func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, "tally: "+format+"\n", args...)
+	app := App()
+	err := app.Run(command.Interspersed(app, os.Args))
+	switch {
+	case err == nil:
+		return 0
+	case command.IsUsage(err):
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	note("%v", err)
+	return 1
+}
+
+// note writes a message for humans to stderr.
+func note(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "tally: "+format+"\n", args...)
+}
+
+// App is tally's command line (Main runs it; docs/man makes its man page).
+func App() *cli.App {
+	var docs []string
+	for _, b := range doc.Builtins() {
+		docs = append(docs, b.Name)
 	}
 	app := command.Conventions(&cli.App{
 		Name:  "tally",
@@ -59,16 +80,7 @@ func Main() int {
 		},
 		Action: func(c *cli.Context) error { return action(c, note) },
 	})
-	err := app.Run(command.Interspersed(app, os.Args))
-	switch {
-	case err == nil:
-		return 0
-	case command.IsUsage(err):
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	note("%v", err)
-	return 1
+	return command.Choices(app, "doc", docs...)
 }
 
 func action(c *cli.Context, note func(string, ...any)) error {
