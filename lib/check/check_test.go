@@ -325,8 +325,8 @@ seal 2026-10-10T13:55:10Z width=10s entries=8 at=web1:3200
 			t.Errorf("finding %d %q lacks %q", i, fs[i].What, want)
 		}
 	}
-	if code, out := f.tgcheck("--scan", "--batch-size", "3"); code != 1 || !strings.Contains(out, "tape:6: !late 2026-10-10T13:55:00Z count=3") {
-		t.Fatalf("--batch-size 3: exit %d:\n%s", code, out)
+	if code, out := f.tgcheck("--scan", "--old-batch-size", "3"); code != 1 || !strings.Contains(out, "tape:6: !late 2026-10-10T13:55:00Z count=3") {
+		t.Fatalf("--old-batch-size 3: exit %d:\n%s", code, out)
 	}
 }
 

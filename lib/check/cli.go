@@ -34,7 +34,7 @@ is not complete).
 
 --scan: the old defect's signatures: more than one line for one (bucket,
 series), more than one seal for a bucket, !late markers of exactly
---batch-size entries, a bucket that counts more than its seal's entries=.
+--old-batch-size entries, a bucket that counts more than its seal's entries=.
 
 Exit status: 0 the tape holds, 1 it does not, 2 bad usage or a tape or
 store that cannot be read (never a pass).
@@ -51,30 +51,7 @@ func Main() int {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	holds := true
-	app := command.Conventions(&cli.App{
-		Name:        "tgcheck",
-		Usage:       "prove a tally store's tape adds up",
-		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--batch-size N] TALLYSTORE",
-		Description: description,
-		Writer:      stdout,
-		ErrWriter:   stderr,
-		Flags: []cli.Flag{
-			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
-			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH or ID=PATH); repeat for each store fed"},
-			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
-			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
-			&cli.Int64Flag{Name: "batch-size", Value: DefaultBatchSize, Usage: "the old follower's batch size, for --scan"},
-			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
-		},
-		Action: func(c *cli.Context) error {
-			o, err := parseOptions(c)
-			if err != nil {
-				return err
-			}
-			holds, err = o.check(stdout)
-			return err
-		},
-	})
+	app := newApp(stdout, stderr, &holds)
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
 		// Every error is a bad command line or input that cannot be read:
 		// the checks could not be made, which is never a pass.
@@ -86,6 +63,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// App is tgcheck's command line, for its man page (docs/man).
+func App() *cli.App { return newApp(os.Stdout, os.Stderr, new(bool)) }
+
+// newApp is tgcheck's command line; its action leaves in *holds whether
+// the checks held.
+func newApp(stdout, stderr io.Writer, holds *bool) *cli.App {
+	return command.Conventions(&cli.App{
+		Name:        "tgcheck",
+		Usage:       "prove a tally store's tape adds up",
+		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--old-batch-size N] TALLYSTORE",
+		Description: description,
+		Writer:      stdout,
+		ErrWriter:   stderr,
+		Flags: []cli.Flag{
+			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
+			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH or ID=PATH); repeat for each store fed"},
+			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
+			&cli.Int64Flag{Name: "old-batch-size", Value: DefaultBatchSize, Usage: "the batch size of the old follower that wrote the tape, for --scan: a !late marker of exactly `N` entries is its signature"},
+			// The flag's first name, kept for the scripts that use it; it
+			// read as feed's --batch-size, which it is not.
+			&cli.Int64Flag{Name: "batch-size", Hidden: true},
+			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
+		},
+		Action: func(c *cli.Context) error {
+			o, err := parseOptions(c)
+			if err != nil {
+				return err
+			}
+			*holds, err = o.check(stdout)
+			return err
+		},
+	})
 }
 
 type options struct {
@@ -103,12 +115,18 @@ func parseOptions(c *cli.Context) (*options, error) {
 		return nil, fmt.Errorf("tgcheck: name one tally store (a directory with document and tape), not %d arguments; see tgcheck --help", c.NArg())
 	}
 	o := &options{dir: c.Args().First(), entries: c.Int64("entries"), hasEntries: c.IsSet("entries"),
-		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("batch-size")}
+		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("old-batch-size")}
+	if c.IsSet("batch-size") {
+		if c.IsSet("old-batch-size") {
+			return nil, command.Usagef("tgcheck: --batch-size is the old name of --old-batch-size; give only --old-batch-size")
+		}
+		o.batchSize = c.Int64("batch-size")
+	}
 	if !o.hasEntries && !c.IsSet("against") && !o.scan && !o.strict {
 		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE, --scan or --strict")
 	}
 	if o.entries < 0 || o.batchSize < 1 || c.Int("max-line") < 1 {
-		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --batch-size and --max-line 1 or more")
+		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --old-batch-size and --max-line 1 or more")
 	}
 	for _, arg := range c.StringSlice("against") {
 		id, path, err := store.ParseSpec(arg)

@@ -40,7 +40,7 @@ func Scan(s *Store, batchSize int64) []Finding {
 	}
 	for _, m := range s.Tape.Markers {
 		if m.Kind == tape.Late && m.Count == batchSize {
-			fs = append(fs, Finding{m.Line, fmt.Sprintf("!late %s count=%d: exactly a batch of the old follower (--batch-size %d), displaced whole",
+			fs = append(fs, Finding{m.Line, fmt.Sprintf("!late %s count=%d: exactly a batch of the old follower (--old-batch-size %d), displaced whole",
 				timeText(m.Start), m.Count, batchSize)})
 		}
 	}
