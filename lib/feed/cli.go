@@ -80,7 +80,7 @@ func flags() []cli.Flag {
 		&cli.DurationFlag{Name: "idle-tick", Value: defaultIdleTick, Usage: "send idle this often for a store at its live edge (`D`)"},
 		&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "a line over `BYTES` is sent as a skip, not an entry"},
 		&cli.DurationFlag{Name: "stall", Value: defaultStall, Usage: "warn once when a store is parked this long with no report (`D`; 0: never)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (errors still print)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (warnings and errors still print)"},
 	}
 }
 

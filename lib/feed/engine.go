@@ -493,7 +493,7 @@ func (f *feeder) noteRotations(s *stream) {
 		}
 		if g.Cause == "truncated" && !f.copied {
 			f.copied = true
-			f.note("feed: note: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
+			f.warn("feed: warning: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
 		}
 	}
 	s.gens = len(gens)
@@ -632,7 +632,7 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 		}
 		if due, ok := f.stallDue(s); ok && !now.Before(due) {
 			s.warned = true
-			f.note("feed: store %s has been parked for %v with no report: the consumer is holding a batch; a consumer that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
+			f.warn("feed: store %s has been parked for %v with no report: the consumer is holding a batch; a consumer that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
 		}
 	}
 	if now.Sub(f.savedAt) >= saveEvery {
@@ -772,6 +772,11 @@ func (f *feeder) finish(why error) (int, error) {
 	switch {
 	case why == errInterrupted:
 		f.note("feed: interrupted by %s: no end sent (the consumer seals nothing early); the cursor holds the last reported offsets", signalName(sig))
+		if f.con.stoppedBy(sig) {
+			// Ctrl-C signals the terminal's whole process group: the
+			// consumer stopped with feed, as it should.
+			cerr = nil
+		}
 		return 128 + int(sig), firstErr(perr, cerr, serr)
 	case why == nil && f.forced:
 		// Every end was sent, but a second signal cut the consumer's finish.
@@ -836,7 +841,11 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// note prints a note unless -q.
+// note prints a note unless -q: what feed did (a rotation followed, an
+// interrupt obeyed). A warning (warn) is printed even with -q, as
+// coreutils' -q does: what may lose or hold entries (a stall, a
+// copytruncate's lost lines, a generation not read), which a service's
+// journal must show.
 func (f *feeder) note(format string, args ...any) {
 	if !f.opt.Quiet {
 		f.warn(format, args...)
