@@ -53,7 +53,7 @@ func Load(dir string) (*Store, error) {
 	s := &Store{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d}
 	f, err := os.Open(s.TapePath)
 	if err != nil {
-		return nil, fmt.Errorf("tgcheck: cannot read the tape: %v", err)
+		return nil, fmt.Errorf("tgcheck: cannot read the tape: %w", err)
 	}
 	defer f.Close()
 	if s.Tape, err = tape.Resolve(f, tape.Options{}); err != nil {

@@ -88,7 +88,7 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 		out.Marks = append(out.Marks, dv.marks.findings()...)
 		out.Ats = append(out.Ats, dv.seals.findings()...)
 		if out.Beyond[src.ID], err = linesAfter(src.Path, src.Limit); err != nil {
-			return nil, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+			return nil, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 		}
 	}
 	for _, fs := range [][]Finding{out.Marks, out.Ats} {
@@ -196,7 +196,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 	}
 	r, err := store.Open(src.Path, 0, maxLine)
 	if err != nil {
-		return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+		return 0, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 	}
 	defer r.Close()
 	dv.marks = newMarks(src.Marks, len(dv.metrics), dv.metricIndex, src.OnTape)
@@ -205,7 +205,7 @@ func (dv *deriver) store(src Source) (int64, error) {
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
 		if err != nil {
-			return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+			return 0, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 		}
 		if !ok || c.Offset >= src.Limit {
 			break

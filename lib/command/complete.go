@@ -34,7 +34,8 @@ func Choices(app *cli.App, flag string, values ...string) *cli.App {
 	return app
 }
 
-// completion makes app answer completionFlag itself. urfave/cli v2 turns
+// completion makes app answer completionFlag itself (and its action add
+// the fix to a permission error, PermissionFix). urfave/cli v2 turns
 // completion off once the words hold a "--", and then runs the command
 // with the flag as an operand: "tgread --<TAB>" read a tape named
 // --generate-bash-completion, and "feed s -- tally --<TAB>" started a
@@ -48,7 +49,7 @@ func completion(app *cli.App) {
 			complete(app, completionWords(), c.App.Writer)
 			return nil
 		}
-		return action(c)
+		return PermissionFix(app.Name, action(c))
 	}
 }
 

@@ -205,7 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 	err := a.Run(command.Interspersed(a, args))
 	if err == nil && s.parsed { // not --help
 		w := bufio.NewWriterSize(stdout, 64<<10)
-		err = s.print(w, stdin, stderr)
+		err = command.PermissionFix("tgread", s.print(w, stdin, stderr))
 		if ferr := w.Flush(); err == nil && ferr != nil {
 			err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
 		}

@@ -22,7 +22,9 @@
 package tally
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -130,7 +132,11 @@ func needDoc(c *cli.Context) (*doc.Doc, error) {
 	if c.String("doc") == "" {
 		return nil, command.Usagef("tally: --doc NAME|PATH is required (tally --docs lists the built-in ones); see tally --help")
 	}
-	return doc.Load(c.String("doc"))
+	d, err := doc.Load(c.String("doc"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, command.Usagef("tally: %v", err)
+	}
+	return d, err
 }
 
 func listDocs() error {

@@ -2,8 +2,10 @@ package tally
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -32,8 +34,11 @@ func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note fun
 		in := stdin
 		if f != "-" {
 			fh, err := os.Open(f)
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("there is no file %s; name files of log lines, or none (or -) for stdin: tally --try --doc NAME|PATH [FILE...]", f)
+			}
 			if err != nil {
-				return err
+				return err // a permission error gets its fix from command.Conventions
 			}
 			defer fh.Close()
 			in = fh
