@@ -54,8 +54,8 @@ inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
 to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
 the store's document or, for a bare tape, from --kind METRIC=KIND.
 
---plot draws each series as a bar chart in the terminal, $COLUMNS (or
---width) wide, all on one time axis; --format svg writes one line chart of
+--plot draws each series as a bar chart in the terminal, --width (or
+$COLUMNS, or else the terminal's own width) wide, all on one time axis; --format svg writes one line chart of
 every series, with axes and a legend, for a browser or an image viewer.
 
 --markers lists the !late, !drop and !cap markers in tape syntax, whatever the
@@ -81,7 +81,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	a := command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] [--plot] [--width N] TALLYSTORE|TAPE|- ...",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -95,7 +95,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
-			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
+			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included (default: $COLUMNS, else the terminal's width, else 80)"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
 	})
@@ -150,6 +150,9 @@ func (s *settings) parse(c *cli.Context) error {
 	}
 	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
 	s.plot, s.width = c.Bool("plot"), c.Int("width")
+	if w, ok := terminalWidth(); ok && s.plot && !c.IsSet("width") { // neither --width nor COLUMNS
+		s.width = w
+	}
 	if s.plot && (c.IsSet("format") || s.markers) {
 		return command.Usage(errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot"))
 	}
