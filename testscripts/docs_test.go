@@ -3,6 +3,9 @@ package testscripts
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -42,4 +45,35 @@ func sameCopy(t *testing.T, script, name, path string) {
 		}
 	}
 	t.Errorf("%s holds no %s; put a copy of %s in it", script, name, path[3:])
+}
+
+// TestTheDocsPointOnlyInsideTheRepository keeps README.md and docs/
+// readable from a clone: every relative link names a file of the
+// repository, and nothing points at ../shared (the contract is
+// docs/design.md).
+func TestTheDocsPointOnlyInsideTheRepository(t *testing.T) {
+	pages, _ := filepath.Glob("../docs/*.md")
+	pages = append(pages, "../README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(text, []byte("../shared")) {
+			t.Errorf("%s points at ../shared, which a clone does not have; point at docs/design.md", page[3:])
+		}
+		for _, m := range link.FindAllSubmatch(text, -1) {
+			target, _, _ := strings.Cut(string(m[1]), "#")
+			if target == "" || strings.Contains(target, "://") {
+				continue
+			}
+			path := filepath.Join(filepath.Dir(page), target)
+			if rel, err := filepath.Rel("..", path); err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("%s links to %s, outside the repository", page[3:], target)
+			} else if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s links to %s, which does not exist", page[3:], target)
+			}
+		}
+	}
 }

@@ -1,6 +1,13 @@
-// Package command holds what the four command lines share: their exit
-// statuses (0 success, 1 a failed check or a runtime error, 2 bad usage,
-// SPEC §7) and how a usage error is told from the rest.
+// Package command holds what every command line of the toolkit shares:
+// their exit statuses (0 success, 1 a failed check or a runtime error, 2
+// bad usage, SPEC §7) and how a usage error is told from the rest, and,
+// through Conventions, --version, shell completion and the fix for a
+// permission error.
+//
+// Invariants:
+//   - Completing a command line (--generate-bash-completion last) never
+//     runs the command, whatever the words before it.
+//   - A usage error stays one (exit 2) whatever is added to its message.
 package command
 
 import (
