@@ -12,18 +12,10 @@ import (
 
 const unit = "../deploy/timbertally-web.service"
 
-// systemdAnalyze returns the path of systemd-analyze, skipping the test
-// when it is absent (failing under CI=true, where it must be there).
+// systemdAnalyze returns the path of systemd-analyze (see tool).
 func systemdAnalyze(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("systemd-analyze is not installed (Debian package systemd), and CI=true needs it")
-		}
-		t.Skip("systemd-analyze is not installed: apt-get install systemd")
-	}
-	return p
+	return tool(t, "systemd-analyze", "systemd")
 }
 
 // installed is a copy of the unit, in a temp dir, whose ExecStart names
