@@ -13,6 +13,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -32,6 +33,20 @@ func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(for
 func IsUsage(err error) bool {
 	var u UsageError
 	return errors.As(err, &u)
+}
+
+// Status prints err, if any, to stderr and returns the exit status it
+// means: 0 for none, 2 for a usage error, 1 for any other.
+func Status(stderr io.Writer, err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case IsUsage(err):
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fmt.Fprintln(stderr, err)
+	return 1
 }
 
 // Conventions makes app report the mistakes its flag parser finds as usage

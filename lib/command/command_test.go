@@ -73,3 +73,17 @@ func TestVersionFlagPrintsOneLineAndRunsNothing(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestStatusIs0ForNoError2ForAUsageErrorAnd1ForTheRest(t *testing.T) {
+	var out strings.Builder
+	if s := Status(&out, nil); s != 0 || out.Len() != 0 {
+		t.Errorf("nil: status %d, printed %q", s, out.String())
+	}
+	if s := Status(&out, Usagef("tool: bad")); s != 2 || out.String() != "tool: bad\n" {
+		t.Errorf("usage: status %d, printed %q", s, out.String())
+	}
+	out.Reset()
+	if s := Status(&out, fmt.Errorf("tool: disk full")); s != 1 || out.String() != "tool: disk full\n" {
+		t.Errorf("runtime: status %d, printed %q", s, out.String())
+	}
+}

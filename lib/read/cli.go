@@ -213,15 +213,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 			err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
 		}
 	}
-	switch {
-	case err == nil:
-		return 0
-	case command.IsUsage(err):
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	fmt.Fprintln(stderr, err)
-	return 1
+	return command.Status(stderr, err)
 }
 
 // print resolves every tape named and writes what --format and --markers ask.

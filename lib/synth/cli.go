@@ -67,15 +67,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := app.Run(command.Interspersed(app, append([]string{"tgsynth"}, args...)))
-	switch {
-	case err == nil:
-		return 0
-	case command.IsUsage(err):
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	fmt.Fprintln(stderr, err)
-	return 1
+	return command.Status(stderr, err)
 }
 
 // config checks the command line and builds the generator's Config.
