@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,6 +74,35 @@ func TestTheDocsPointOnlyInsideTheRepository(t *testing.T) {
 				t.Errorf("%s links to %s, outside the repository", page[3:], target)
 			} else if _, err := os.Stat(path); err != nil {
 				t.Errorf("%s links to %s, which does not exist", page[3:], target)
+			}
+		}
+	}
+}
+
+// TestTheCompletionScriptsBindEveryBinary keeps deploy/completion in step
+// with cmd/: a new binary completes once its name is on the scripts'
+// complete and #compdef lines.
+func TestTheCompletionScriptsBindEveryBinary(t *testing.T) {
+	dirs, err := os.ReadDir("../cmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for script, line := range map[string]*regexp.Regexp{
+		"../deploy/completion/timbertally.bash": regexp.MustCompile(`(?m)^complete .* -F _timbertally_complete (.*)$`),
+		"../deploy/completion/_timbertally":     regexp.MustCompile(`(?m)^#compdef (.*)$`),
+	} {
+		text, err := os.ReadFile(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := line.FindSubmatch(text)
+		if m == nil {
+			t.Fatalf("%s: no line matching %s", script[3:], line)
+		}
+		bound := strings.Fields(string(m[1]))
+		for _, d := range dirs {
+			if d.IsDir() && !slices.Contains(bound, d.Name()) {
+				t.Errorf("%s does not bind cmd/%s: add it to the line %q", script[3:], d.Name(), m[0])
 			}
 		}
 	}
