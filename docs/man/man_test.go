@@ -40,11 +40,32 @@ var update = flag.Bool("update", false, "write the man pages instead of comparin
 func page(t *testing.T, app *cli.App) []byte {
 	t.Helper()
 	app.Version = ""
+	app.Description = examplesAsCode(app.Description)
 	roff, err := app.ToManWithSection(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return []byte(roff)
+}
+
+// examplesAsCode turns the lines of a description that --help shows
+// indented by three spaces (examples, a usage) into a markdown code block,
+// which md2man keeps as typed instead of filling them into the paragraph.
+func examplesAsCode(desc string) string {
+	var b strings.Builder
+	inCode := false
+	for line := range strings.Lines(desc) {
+		code := strings.HasPrefix(line, "   ")
+		if code && !inCode {
+			b.WriteString("\n")
+		}
+		if code {
+			b.WriteString(" ")
+		}
+		b.WriteString(line)
+		inCode = code
+	}
+	return b.String()
 }
 
 func TestEveryBinaryUnderCmdHasAManPage(t *testing.T) {
