@@ -1,7 +1,9 @@
 #!/bin/sh
 # The quick start: build the four binaries into ./bin, feed the bundled
 # sample Apache log (5000 lines, five minutes of traffic) through tally,
-# show what the tape says as a table and a chart, and prove it adds up.
+# show what the tape says as a table and a chart, and prove it adds up; then
+# the same for latency: a sample log with Apache's %D (request time) into a
+# histogram, and its p50 and p99 over time.
 # Needs only Go; takes a few seconds.
 set -eu
 cd "$(dirname "$0")"
@@ -41,5 +43,22 @@ tgread --markers "$work/web" | grep total
 step "Prove it adds up: re-derive every bucket from the log and compare" \
 	"tgcheck --against web=sample/access.log web"
 tgcheck --against web=sample/access.log "$work/web"
+
+step "Latency: a histogram of Apache's %D (microseconds, scaled to seconds)" \
+	"tally --provision --doc sample/apache-latency.tally lat && feed -q web=sample/access-latency.log -- tally --run lat"
+tally --provision --doc sample/apache-latency.tally "$work/lat"
+feed -q web=sample/access-latency.log -- tally --run "$work/lat"
+
+step "p50 and p99 latency over time, estimated as Prometheus's histogram_quantile does" \
+	"tgread --plot --quantile 0.5,0.99 --metric latency lat"
+tgread --plot --width "${COLUMNS:-80}" --quantile 0.5,0.99 --metric latency "$work/lat"
+
+step "The same over the five minutes, from the buckets summed first" \
+	"tgread --format table --quantile 0.5,0.9,0.99 --step 5m lat"
+tgread --format table --quantile 0.5,0.9,0.99 --step 5m "$work/lat"
+
+step "Prove the histogram adds up too: every bucket's count, sum and count re-derived" \
+	"tgcheck --against web=sample/access-latency.log lat"
+tgcheck --against web=sample/access-latency.log "$work/lat"
 
 printf '\nNext: go test ./... runs every test; docs/ has a page per binary.\n'

@@ -41,12 +41,15 @@ const crashEntries = 30000
 
 // crashDoc has a short grace against synth's 6 s jitter, so !late markers
 // appear, and a cap of 6 series per metric per bucket against synth's ~15
-// statuses, so !cap markers appear; 2% malformed lines make !drop.
+// statuses, so !cap markers appear; 2% malformed lines make !drop. The
+// histogram (one series for the cap, its lines a group's many) must
+// replay byte for byte too.
 const crashDoc = `format apache-combined
 window 5s grace=2s
 cap 6
 metric requests count by=status
 metric bytes sum=bytes by=status
+metric size histogram=bytes buckets=0.1,1,10,100 scale=0.001 by=status
 `
 
 // crashBatchSizes vary where batch boundaries fall relative to the kills.
@@ -72,7 +75,26 @@ func (k killKind) String() string {
 		"tally on a cursor write"}[k]
 }
 
+// crashJSONDoc is crashDoc for synth's JSON lines: the same markers.
+const crashJSONDoc = `format json
+time ts layout=unix
+window 5s grace=2s
+cap 6
+metric requests count by=status
+metric bytes sum=size by=status
+`
+
 func TestKillingFeedOrTallyAnywhereLosesAndDoublesNothing(t *testing.T) {
+	crashTest(t, crashDoc, synth.FormatCombined, *crashRounds, *crashBudget)
+}
+
+// The same harness over a JSON store, for fewer rounds: what differs is
+// the extractor, not the protocol the kills test.
+func TestKillingFeedOrTallyAnywhereLosesAndDoublesNothingInAJSONStore(t *testing.T) {
+	crashTest(t, crashJSONDoc, synth.FormatJSON, min(*crashRounds, 20), min(*crashBudget, 8*time.Second))
+}
+
+func crashTest(t *testing.T, doc, format string, maxRounds int, budget time.Duration) {
 	if testing.Short() {
 		t.Skip("crash harness skipped in -short mode")
 	}
@@ -82,11 +104,11 @@ func TestKillingFeedOrTallyAnywhereLosesAndDoublesNothing(t *testing.T) {
 	}
 	t.Logf("crash harness seed %d (replay with -crash.seed %d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	h := newCrashHarness(t)
+	h := newCrashHarness(t, doc, format)
 
 	begun := time.Now()
 	var rounds, kills, lost, twice int64
-	for round := 0; round < *crashRounds && time.Since(begun) < *crashBudget; round++ {
+	for round := 0; round < maxRounds && time.Since(begun) < budget; round++ {
 		r := h.round(rng, round)
 		if r.err != nil {
 			t.Fatalf("seed %d round %d (batch size %d, kills %s): %v", seed, round, r.batch, r.kinds, r.err)
@@ -118,7 +140,7 @@ type crashHarness struct {
 	runFor time.Duration // how long the uninterrupted run took
 }
 
-func newCrashHarness(t *testing.T) *crashHarness {
+func newCrashHarness(t *testing.T, doc, format string) *crashHarness {
 	h := &crashHarness{t: t, root: t.TempDir()}
 	var err error
 	if h.feed, err = exec.LookPath("feed"); err != nil {
@@ -126,12 +148,12 @@ func newCrashHarness(t *testing.T) *crashHarness {
 	}
 	h.store = filepath.Join(h.root, "access.log")
 	h.doc = filepath.Join(h.root, "crash.tally")
-	writeFile(t, h.doc, []byte(crashDoc))
+	writeFile(t, h.doc, []byte(doc))
 	f, err := os.Create(h.store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := synth.Config{Seed: 6, N: crashEntries, Jitter: 6 * time.Second, Malformed: 0.02}
+	c := synth.Config{Seed: 6, N: crashEntries, Jitter: 6 * time.Second, Malformed: 0.02, Format: format}
 	if err := errors.Join(synth.Write(f, c), f.Close()); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,10 @@
 //   - A marker covers one run of consecutive entries of one store of one
 //     kind (and bucket, reason or metric): its offset..end range holds
 //     exactly its count entries, so a replay can tell what it accounts for.
+//   - A histogram is one series for the cap: a label set's NAME_bucket,
+//     NAME_sum and NAME_count lines are on the tape together or, over the
+//     cap, left off together with their entries in one !cap marker of NAME.
+//     Its bucket counts are cumulative, le last among its labels, +Inf last.
 //   - Safe(store) is the first position of that store that a restart must
 //     replay: the first entry in a still-open bucket or a still-open marker
 //     run, else everything processed.

@@ -3,6 +3,8 @@ package bucket
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/timbertally/timbertally/lib/doc"
@@ -13,11 +15,27 @@ import (
 // metric is a document metric compiled against an extractor's fields.
 type metric struct {
 	doc.Metric
-	field int // the numeric field of sum/min/max; -1 for count
+	field int // the numeric field of sum/min/max/histogram; -1 for count
 	where *extract.Condition
 	group int    // index in aggregator.groups
-	pos   int    // index of its value in the group's slots
+	pos   int    // index of its first value in a series' slots
 	bit   uint64 // its bit in a slot's has mask
+	// A histogram's values are a count per bound, +Inf last (not yet
+	// cumulative: an observation costs one increment), then its sum; its
+	// count is the counts' total. mul and div scale a value first
+	// (doc.Metric.ScaleBy); leTails are the le label of each bound, +Inf
+	// last, closing the label set: le="0.005"}.
+	mul, div float64
+	leTails  []string
+}
+
+// slots is how many values a metric keeps per series: one, or a
+// histogram's bounds, +Inf and sum.
+func (m *metric) slots() int {
+	if m.Kind == doc.Histogram {
+		return len(m.Buckets) + 2
+	}
+	return 1
 }
 
 // group gathers the metrics that share one by= list, so that an entry costs
@@ -27,11 +45,12 @@ type group struct {
 	by      []int // field indices
 	names   []string
 	metrics []int
+	stride  int // values per series: its metrics' slots
 }
 
 // seriesSet is one group's series in one bucket. A series is a number:
 // index maps its label key to it, and its values live in flat slices
-// (vals holds len(group.metrics) values per series, has a bit per metric
+// (vals holds group.stride values per series, has a bit per metric
 // saying whether that metric has a value yet), so that a new series costs
 // its key's bytes in a slab and amortised slice growth, not allocations. A set
 // is reused by the next bucket after its own is sealed (reset keeps the
@@ -170,6 +189,10 @@ func newAggregator(d *doc.Doc, x *extract.Extractor) (*aggregator, error) {
 	byGroup := map[string]int{}
 	for _, dm := range d.Metrics {
 		m := metric{Metric: dm, field: -1}
+		if dm.Kind == doc.Histogram {
+			m.mul, m.div = dm.ScaleBy()
+			m.leTails = leTails(dm.Buckets)
+		}
 		if dm.Kind != doc.Count {
 			if m.field = x.Field(dm.Field); m.field < 0 {
 				return nil, fmt.Errorf("metric %s: no field %q", dm.Name, dm.Field)
@@ -202,7 +225,8 @@ func newAggregator(d *doc.Doc, x *extract.Extractor) (*aggregator, error) {
 		if len(g.metrics) == 64 {
 			return nil, fmt.Errorf("metric %s: more than 64 metrics share by=%v", dm.Name, dm.By)
 		}
-		m.group, m.pos, m.bit = gi, len(g.metrics), 1<<len(g.metrics)
+		m.group, m.pos, m.bit = gi, g.stride, 1<<len(g.metrics)
+		g.stride += m.slots()
 		g.metrics = append(g.metrics, len(a.metrics))
 		a.metrics = append(a.metrics, m)
 	}
@@ -251,18 +275,57 @@ func (m *metric) value(e *extract.Entry) (float64, bool) {
 	case doc.Sum:
 		v, _ := e.Number(m.field) // 0 when not a number
 		return v, true
+	case doc.Histogram:
+		v, ok := e.Number(m.field) // not a number: not observed, as for min and max
+		return v * m.mul / m.div, ok
 	}
 	return e.Number(m.field)
 }
 
-func (m *metric) fold(old, v float64) float64 {
+// fold folds v into the metric's values of a series that has them.
+func (m *metric) fold(vals []float64, v float64) {
 	switch m.Kind {
 	case doc.Min:
-		return min(old, v)
+		vals[0] = min(vals[0], v)
 	case doc.Max:
-		return max(old, v)
+		vals[0] = max(vals[0], v)
+	case doc.Histogram:
+		m.observe(vals, v)
+	default:
+		vals[0] += v
 	}
-	return old + v
+}
+
+// first sets the metric's values of a series from its first value; a
+// histogram's start at zero (create zeroes every slot).
+func (m *metric) first(vals []float64, v float64) {
+	if m.Kind == doc.Histogram {
+		m.observe(vals, v)
+		return
+	}
+	vals[0] = v
+}
+
+// observe counts v in the first bucket whose bound is at or above it (le:
+// a value on a bound is in that bound's bucket), +Inf when none is, and
+// adds it to the sum. A linear scan: a histogram has a dozen bounds, and
+// most values fall in the first few.
+func (m *metric) observe(vals []float64, v float64) {
+	i := 0
+	for i < len(m.Buckets) && v > m.Buckets[i] {
+		i++
+	}
+	vals[i]++
+	vals[len(m.Buckets)+1] += v
+}
+
+// leTails returns each bound's le label closing a label set, +Inf last.
+func leTails(bounds []float64) []string {
+	tails := make([]string, 0, len(bounds)+1)
+	for _, b := range append(slices.Clone(bounds), math.Inf(1)) {
+		tails = append(tails, doc.BoundLabel+`="`+string(tape.AppendValue(nil, b))+`"}`)
+	}
+	return tails
 }
 
 // add puts entry e (store st, bytes [pos, end)) into bucket b.
@@ -274,7 +337,7 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 	for gi := range a.groups {
 		g := &a.groups[gi]
 		set := &b.series[gi]
-		stride := len(g.metrics)
+		stride := g.stride
 		key := a.labelKey(g, e)
 		si := set.find(key)
 		for _, mi := range g.metrics {
@@ -283,8 +346,7 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 			switch {
 			case !ok:
 			case si >= 0 && set.has[si]&m.bit != 0:
-				p := &set.vals[int(si)*stride+m.pos]
-				*p = m.fold(*p, v)
+				m.fold(set.vals[int(si)*stride+m.pos:], v)
 			case b.count[mi] >= a.cap:
 				b.capped(mi, st, pos, end)
 			default:
@@ -293,7 +355,7 @@ func (a *aggregator) add(b *Bucket, e *extract.Entry, st int, pos, end int64) {
 				}
 				b.count[mi]++
 				set.has[si] |= m.bit
-				set.vals[int(si)*stride+m.pos] = v
+				m.first(set.vals[int(si)*stride+m.pos:], v)
 			}
 		}
 	}
@@ -320,16 +382,54 @@ func (a *aggregator) appendSeries(out []byte, b *Bucket, start []byte) []byte {
 			if set.has[si]&m.bit == 0 {
 				continue
 			}
-			out = append(out, start...)
-			out = append(out, ' ')
-			out = append(out, m.Name...)
-			out = append(out, ls...)
-			out = append(out, ' ')
-			out = tape.AppendValue(out, set.vals[int(si)*len(g.metrics)+m.pos])
-			out = append(out, '\n')
+			vals := set.vals[int(si)*g.stride+m.pos:]
+			if m.Kind == doc.Histogram {
+				out = m.appendHistogram(out, start, ls, vals)
+				continue
+			}
+			out = appendLine(out, start, m.Name, "", ls, vals[0])
 		}
 	}
 	return out
+}
+
+// appendLine appends one series line: start, metric name and suffix,
+// label set, value.
+func appendLine(out, start []byte, name, suffix string, ls []byte, v float64) []byte {
+	out = append(out, start...)
+	out = append(out, ' ')
+	out = append(out, name...)
+	out = append(out, suffix...)
+	out = append(out, ls...)
+	out = append(out, ' ')
+	out = tape.AppendValue(out, v)
+	return append(out, '\n')
+}
+
+// appendHistogram appends a histogram series' lines in Prometheus's classic
+// layout: NAME_bucket per bound, cumulative, le last among the labels and
+// +Inf last, then NAME_sum and NAME_count.
+func (m *metric) appendHistogram(out, start, ls []byte, vals []float64) []byte {
+	var cum float64
+	for i, tail := range m.leTails {
+		cum += vals[i]
+		out = append(out, start...)
+		out = append(out, ' ')
+		out = append(out, m.Name...)
+		out = append(out, doc.BucketSuffix...)
+		if len(ls) == 0 {
+			out = append(out, '{')
+		} else {
+			out = append(out, ls[:len(ls)-1]...) // the label set open again for le
+			out = append(out, ',')
+		}
+		out = append(out, tail...)
+		out = append(out, ' ')
+		out = tape.AppendValue(out, cum)
+		out = append(out, '\n')
+	}
+	out = appendLine(out, start, m.Name, doc.SumSuffix, ls, vals[len(m.Buckets)+1])
+	return appendLine(out, start, m.Name, doc.CountSuffix, ls, cum)
 }
 
 // escapeLabelSets escapes the label set ({name="value",...}) of each series

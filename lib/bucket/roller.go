@@ -80,6 +80,7 @@ type store struct {
 	run       *tape.Record // open !late or !drop run
 	frontier  int64        // how far the tape already accounts for this store
 	spans     []span       // marker ranges already on the tape
+	watch     formatWatch  // entries dropped in this run, for FormatNotes
 }
 
 // Roller buckets entries and produces tape bytes. See the package doc for
@@ -102,6 +103,7 @@ type Roller struct {
 	out     []byte
 	start   []byte // the sealed bucket's start, formatted; reused
 	entry   extract.Entry
+	format  string // the document's format, for FormatNotes
 }
 
 // New returns a Roller for document d that knows what the tape already
@@ -118,7 +120,7 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 	if k == nil {
 		k = NewKnown(nil)
 	}
-	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k}
+	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k, format: d.FormatText()}
 	// Every bucket up to the last seal on the tape is closed, and so is one
 	// a !late marker names, sealed or not (an idle store's quiet time may
 	// have passed its end while it was empty): resuming the event time
@@ -202,7 +204,9 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		s.processed = end
 		return
 	}
-	if reason := r.x.Extract(line, &r.entry); reason != "" {
+	reason := r.x.Extract(line, &r.entry)
+	s.watch.entry(line, reason)
+	if reason != "" {
 		r.mark(s, tape.Drop, 0, pos, end, reason)
 		s.processed = end
 		r.checkCatchUp(s)

@@ -250,6 +250,7 @@ cap 4
 metric requests count by=status
 metric bytes sum=bytes by=status
 metric largest max=bytes by=method
+metric size histogram=bytes buckets=100,1000,10000 by=status
 `
 
 // snapshot is what a crash can leave: the tape bytes appended up to some

@@ -14,6 +14,12 @@
 //     each marker's range is checked to hold exactly its count entries of
 //     its kind, and the entries it holds are left out of the values its
 //     bucket is compared with, so every bucket is compared exactly.
+//   - A histogram is compared as its tape lines: every _bucket (by its le)
+//     and its _count exactly, its _sum within a sum's rounding (Matches); a
+//     difference names the histogram and the bound.
+//   - Derive takes the stores as the user names them (Input) and reads
+//     everything else it needs from the tape itself, so no preparing step
+//     can be left out.
 //   - Only entries the tape knows of are compared: those before the largest
 //     position the tape records for their store (seal at=, marker end=,
 //     end at=), so a live tape is comparable with a store that has grown.

@@ -70,9 +70,7 @@ func (f *fixture) load(t *testing.T) *Store {
 func (f *fixture) compare(t *testing.T) *Comparison {
 	t.Helper()
 	s := f.load(t)
-	src := []Source{{ID: "web1", Path: f.log}}
-	Prepare(s.Tape, src)
-	d, err := Derive(s.Doc, src)
+	d, err := Derive(s.Doc, s.Tape, []Input{{ID: "web1", Path: f.log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +406,7 @@ func TestDeriveFoldsSumMinMaxAndWhereAsTheSpecSays(t *testing.T) {
 	lines := []string{line(1, 200, "-"), line(2, 200, "-"), line(3, 503, "40"), line(4, 503, "2"), "not a line\n"}
 	f := newFixture(t, lines, "")
 	s := f.load(t)
-	d, err := Derive(s.Doc, []Source{{ID: "web1", Path: f.log, Limit: f.size}})
+	d, err := Derive(s.Doc, endedAt("web1", f.size), []Input{{ID: "web1", Path: f.log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,6 +422,12 @@ func TestDeriveFoldsSumMinMaxAndWhereAsTheSpecSays(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) || d.Fed["web1"] != 5 {
 		t.Fatalf("got %v fed %d, want %v fed 5", got, d.Fed["web1"], want)
 	}
+}
+
+// endedAt is a tape that knows nothing of store id but that it was read to
+// pos: every entry before pos is re-derived.
+func endedAt(id string, pos int64) *tape.Resolved {
+	return &tape.Resolved{End: &tape.Record{Kind: tape.End, At: []tape.Pos{{ID: id, Pos: pos}}}}
 }
 
 // ns returns the Unix nanoseconds of a clock time on the fixtures' day.
@@ -675,5 +679,97 @@ func TestAnEndRecordOfARunOverSomeStoresOnly(t *testing.T) {
 	f := newFixture(t, threeBuckets, positions(threeBuckets, tp))
 	if code, out := f.tgcheck("--entries", "5"); code != 0 || strings.Contains(out, "integrity") {
 		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+// Derive is one call: given only the stores as the user names them (id and
+// path), it takes from the tape how far each is known, its markers and its
+// seals' at=, so no step can be forgotten that would make it derive
+// nothing.
+func TestDeriveTakesWhatTheTapeSaysOfEachStoreByItself(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	s := f.load(t)
+	d, err := Derive(s.Doc, s.Tape, []Input{{ID: "web1", Path: f.log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Fed["web1"] != 5 || len(d.Buckets) != 3 || d.Buckets[ns("13:55:00")][`requests{status="200"}`].Value != 2 {
+		t.Fatalf("Derive fed %d entries into %d buckets, want 5 into 3: %+v", d.Fed["web1"], len(d.Buckets), d.Buckets)
+	}
+	if c := Compare(s, d); len(c.Diffs) != 0 {
+		t.Fatalf("differences: %+v", c.Diffs)
+	}
+}
+
+// A histogram re-derives as its tape lines: a _bucket per bound,
+// cumulative, le last and +Inf included, its _sum within a sum's rounding,
+// its _count; a value that is not a number is in none of them.
+func TestDeriveFoldsAHistogramIntoItsPrometheusSeries(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, "web1")
+	entries := "1791640201 200 5000\n1791640202 200 5001\n1791640203 200 -\n1791640204 200 20000000\n"
+	write(t, log, entries)
+	d, err := doc.Parse("h", []byte("format regex ^(?P<t>\\d+) (?P<status>\\d+) (?P<us>\\S+)$\ntime t layout=unix\nwindow 10s\nmetric latency histogram=us buckets=0.005,1 scale=0.000001 by=status\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, err := Derive(d, endedAt("web1", int64(len(entries))), []Input{{ID: "web1", Path: log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for text, s := range dv.Buckets[1791640200e9] {
+		got[text] = s.Value
+	}
+	want := map[string]float64{
+		`latency_bucket{status="200",le="0.005"}`: 1,
+		`latency_bucket{status="200",le="1"}`:     2,
+		`latency_bucket{status="200",le="+Inf"}`:  3,
+		`latency_sum{status="200"}`:               0.005 + 0.005001 + 20,
+		`latency_count{status="200"}`:             3,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("derived %v\nwant %v", got, want)
+	}
+	if b := dv.Buckets[1791640200e9][`latency_bucket{status="200",le="1"}`]; b.Bound != "1" || !Matches(b, 2) || Matches(b, 2.0000000001) {
+		t.Errorf("a bucket's count must match exactly and name its bound: %+v", b)
+	}
+}
+
+func TestMaxDropFailsATapeWhoseDropShareIsAbove(t *testing.T) {
+	lines := []string{line(1, 200, "100"), line(2, 200, "50"), line(5, 500, "-"), "garbage\n", line(12, 404, "7")}
+	p3, p4 := len(lines[0])+len(lines[1])+len(lines[2]), len(lines[0])+len(lines[1])+len(lines[2])+len(lines[3])
+	tapeText := fmt.Sprintf(`2026-10-10T13:55:00Z requests{status="200"} 2
+2026-10-10T13:55:00Z requests{status="500"} 1
+2026-10-10T13:55:00Z bytes{status="200"} 150
+2026-10-10T13:55:00Z bytes{status="500"} 0
+2026-10-10T13:55:00Z biggest 100
+2026-10-10T13:55:00Z errors 1
+seal 2026-10-10T13:55:00Z width=10s entries=3 at=web1:%d
+!drop id=web1 offset=%d end=%d count=1 reason=format
+2026-10-10T13:55:10Z requests{status="404"} 1
+2026-10-10T13:55:10Z bytes{status="404"} 7
+2026-10-10T13:55:10Z biggest 7
+seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@END@
+end at=web1:@END@
+`, p3, p3, p4)
+	f := newFixture(t, lines, tapeText)
+	if code, out := f.tgcheck("--max-drop", "20"); code != 0 || !strings.Contains(out, "drops: 1 of 5 entries (20.00%) are !drop") {
+		t.Fatalf("1 drop in 5 under --max-drop 20: exit %d:\n%s", code, out)
+	}
+	if code, out := f.tgcheck("--max-drop", "19.9"); code != 1 || !strings.Contains(out, "above --max-drop 19.9%") {
+		t.Fatalf("1 drop in 5 under --max-drop 19.9: exit %d:\n%s", code, out)
+	}
+	if code, out := f.tgcheck("--max-drop", "101"); code != 2 || !strings.Contains(out, "is not a percentage") {
+		t.Fatalf("--max-drop 101: exit %d:\n%s", code, out)
+	}
+}
+
+// A document of a histogram only has no count to conserve: tgcheck says so
+// instead of printing nothing.
+func TestConservationWithoutACountMetricSaysThereIsNothingToBalance(t *testing.T) {
+	var out bytes.Buffer
+	if !printBalances(&out, nil) || !strings.Contains(out.String(), "conservation: the document has no count metric without where=") {
+		t.Errorf("printBalances(nil) wrote %q", out.String())
 	}
 }

@@ -74,7 +74,7 @@ func newApp(stdout, stderr io.Writer, holds *bool) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgcheck",
 		Usage:       "prove a tally store's tape adds up",
-		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--old-batch-size N] TALLYSTORE",
+		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -87,6 +87,7 @@ func newApp(stdout, stderr io.Writer, holds *bool) *cli.App {
 			// The flag's first name, kept for the scripts that use it; it
 			// read as feed's --batch-size, which it is not.
 			&cli.Int64Flag{Name: "batch-size", Hidden: true},
+			&cli.Float64Flag{Name: "max-drop", Value: -1, Usage: "fail when more than `P` percent of the entries the tape accounts for are !drop (a wrong format drops most)"},
 			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
 		},
 		Action: func(c *cli.Context) error {
@@ -104,10 +105,11 @@ type options struct {
 	dir        string
 	entries    int64
 	hasEntries bool
-	against    []Source
+	against    []Input
 	scan       bool
 	strict     bool
 	batchSize  int64
+	maxDrop    float64 // percent; < 0: not checked
 }
 
 func parseOptions(c *cli.Context) (*options, error) {
@@ -115,15 +117,18 @@ func parseOptions(c *cli.Context) (*options, error) {
 		return nil, fmt.Errorf("tgcheck: name one tally store (a directory with document and tape), not %d arguments; see tgcheck --help", c.NArg())
 	}
 	o := &options{dir: c.Args().First(), entries: c.Int64("entries"), hasEntries: c.IsSet("entries"),
-		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("old-batch-size")}
+		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("old-batch-size"), maxDrop: c.Float64("max-drop")}
 	if c.IsSet("batch-size") {
 		if c.IsSet("old-batch-size") {
 			return nil, command.Usagef("tgcheck: --batch-size is the old name of --old-batch-size; give only --old-batch-size")
 		}
 		o.batchSize = c.Int64("batch-size")
 	}
-	if !o.hasEntries && !c.IsSet("against") && !o.scan && !o.strict {
-		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE, --scan or --strict")
+	if !o.hasEntries && !c.IsSet("against") && !o.scan && !o.strict && !c.IsSet("max-drop") {
+		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE, --scan, --strict or --max-drop P")
+	}
+	if c.IsSet("max-drop") && !(o.maxDrop >= 0 && o.maxDrop <= 100) {
+		return nil, fmt.Errorf("tgcheck: --max-drop %v is not a percentage; give one from 0 to 100, e.g. --max-drop 1", o.maxDrop)
 	}
 	if o.entries < 0 || o.batchSize < 1 || c.Int("max-line") < 1 {
 		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --old-batch-size and --max-line 1 or more")
@@ -133,10 +138,10 @@ func parseOptions(c *cli.Context) (*options, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tgcheck: --against %v", err)
 		}
-		if slices.ContainsFunc(o.against, func(s Source) bool { return s.ID == id }) {
+		if slices.ContainsFunc(o.against, func(s Input) bool { return s.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH", id)
 		}
-		o.against = append(o.against, Source{ID: id, Path: path, MaxLine: c.Int("max-line")})
+		o.against = append(o.against, Input{ID: id, Path: path, MaxLine: c.Int("max-line")})
 	}
 	return o, nil
 }
@@ -179,7 +184,31 @@ func (o *options) check(w io.Writer) (bool, error) {
 	if o.scan {
 		holds = printFindings(w, Scan(s, o.batchSize), s.TapePath) && holds
 	}
+	if o.maxDrop >= 0 || s.Tape.Totals[tape.Drop].Entries > 0 {
+		holds = printDropRate(w, s.Tape, o.maxDrop) && holds
+	}
 	return holds, nil
+}
+
+// printDropRate prints the share of the entries the tape accounts for
+// (sealed, !late and !drop) that are !drop, and fails when it is above
+// maxDrop percent (maxDrop < 0: printed, not checked).
+func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
+	drops := t.Totals[tape.Drop].Entries
+	total := drops + t.Totals[tape.Late].Entries
+	for _, seals := range t.Seals {
+		total += seals[len(seals)-1].Entries
+	}
+	pct := 0.0
+	if total > 0 {
+		pct = 100 * float64(drops) / float64(total)
+	}
+	fmt.Fprintf(w, "drops: %d of %d entries (%.2f%%) are !drop\n", drops, total, pct)
+	if maxDrop >= 0 && pct > maxDrop {
+		fmt.Fprintf(w, "drops: above --max-drop %g%%; tgread --markers TAPE shows their reasons, and tally --try --fields --doc DOC FILE what the document's format cuts from such a line\n", maxDrop)
+		return false
+	}
+	return true
 }
 
 // derive re-derives the buckets from the --against stores, each up to the
@@ -189,7 +218,7 @@ func (o *options) check(w io.Writer) (bool, error) {
 func (o *options) derive(s *Store) (*Derived, error) {
 	known := Known(s.Tape)
 	for _, id := range slices.Sorted(maps.Keys(known)) {
-		if !slices.ContainsFunc(o.against, func(src Source) bool { return src.ID == id }) {
+		if !slices.ContainsFunc(o.against, func(src Input) bool { return src.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: the tape accounts for entries of store %s; give it with --against %s=PATH", id, id)
 		}
 	}
@@ -198,24 +227,7 @@ func (o *options) derive(s *Store) (*Derived, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
-	Prepare(s.Tape, o.against)
-	return Derive(s.Doc, o.against)
-}
-
-// Prepare fills in what the tape says of each source: how far it knows
-// the store (Limit), the ranges feed delivered as no entry, the markers
-// holding its entries, its seals' at= and the series on the tape.
-func Prepare(t *tape.Resolved, srcs []Source) {
-	known := Known(t)
-	onTape := seriesOnTape(t)
-	for i := range srcs {
-		src := &srcs[i]
-		src.Limit = known[src.ID]
-		src.Skipped = skips(t, src.ID)
-		src.Marks = entryMarkers(t, src.ID)
-		src.Ats = sealAts(t, src.ID)
-		src.OnTape = onTape
-	}
+	return Derive(s.Doc, s.Tape, o.against)
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:

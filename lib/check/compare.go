@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
@@ -32,6 +33,7 @@ type Diff struct {
 	Tape, Derived float64
 	OneSide       bool
 	Seal          bool
+	Bound         string // a histogram's _bucket series: its le, which the report names
 }
 
 // Comparison is the outcome of comparing a tape with re-derived buckets.
@@ -102,17 +104,18 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 		tp, ok := b.series[text]
 		switch {
 		case !ok:
-			c.Diffs = append(c.Diffs, Diff{Kind: Missing, Start: start, Series: text, Derived: ds.Value, OneSide: true})
+			c.Diffs = append(c.Diffs, Diff{Kind: Missing, Start: start, Series: text, Derived: ds.Value, OneSide: true, Bound: ds.Bound})
 		case Matches(ds, tp.Value):
 		case above(ds.Metric.Kind, tp.Value, ds.Value):
-			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value}, over)
+			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value, Bound: ds.Bound}, over)
 		default:
-			c.Diffs = append(c.Diffs, Diff{Kind: Short, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value})
+			c.Diffs = append(c.Diffs, Diff{Kind: Short, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value, Bound: ds.Bound})
 		}
 	}
 	for _, text := range slices.Sorted(maps.Keys(b.series)) {
 		if _, ok := derived[text]; !ok {
-			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: b.series[text].Value, OneSide: true}, over)
+			p := b.series[text]
+			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: p.Value, OneSide: true, Bound: tapeBound(p.Series)}, over)
 		}
 	}
 	return over
@@ -150,12 +153,13 @@ func (c *Comparison) over(d Diff, over []int) []int {
 // differ by at most 2·n·2⁻⁵³·Σ|x| (each is within (n-1)·2⁻⁵³·Σ|x| of the
 // exact sum), so that much is no difference. Whole values add exactly in
 // any order while the sum stays below 2⁵³, so counts and sums of sizes
-// must be equal.
+// must be equal. A histogram's _sum is a sum like any other; its bucket
+// counts and count are counts.
 func Matches(ds Series, v float64) bool {
 	if v == ds.Value {
 		return true
 	}
-	return ds.Metric.Kind == doc.Sum && math.Abs(v-ds.Value) <= 2*float64(ds.Entries)*0x1p-53*ds.Abs
+	return ds.Abs > 0 && math.Abs(v-ds.Value) <= 2*float64(ds.Entries)*0x1p-53*ds.Abs
 }
 
 // above reports whether a tape value is beyond what the entries allow: a
@@ -198,8 +202,40 @@ func viewBuckets(t *tape.Resolved) map[int64]*bucketView {
 	return view
 }
 
-// describe says what differs: the series and both values.
+// tapeBound returns the le of a tape series that is a _bucket, "" for any
+// other.
+func tapeBound(s *tape.SeriesText) string {
+	if _, suffix, ok := doc.HistogramOf(s.Metric); !ok || suffix != doc.BucketSuffix {
+		return ""
+	}
+	for _, l := range s.Labels {
+		if l.Name == doc.BoundLabel {
+			return l.Value
+		}
+	}
+	return ""
+}
+
+// describe says what differs: the series and both values, and for a
+// histogram's bucket its bound.
 func (d Diff) describe() string {
+	s := d.values()
+	if d.Bound != "" {
+		base, _, _ := doc.HistogramOf(metricOf(d.Series))
+		s += fmt.Sprintf(" (histogram %s, the bucket of bound le=%s)", base, d.Bound)
+	}
+	return s
+}
+
+// metricOf returns a series text's metric name.
+func metricOf(series string) string {
+	if i := strings.IndexByte(series, '{'); i >= 0 {
+		return series[:i]
+	}
+	return series
+}
+
+func (d Diff) values() string {
 	switch {
 	case d.Seal:
 		return fmt.Sprintf("seal entries=%s, but %s entries of the stores are placed in the bucket (all but its !late)", valueText(d.Tape), valueText(d.Derived))

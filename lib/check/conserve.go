@@ -45,7 +45,13 @@ func Conserve(s *Store, fed int64) []Balance {
 }
 
 // printBalances writes one line per metric and reports whether all hold.
+// A document without a count metric without where= (a histogram's _count
+// counts only entries with a number) has nothing to balance: it says so
+// rather than print nothing.
 func printBalances(w io.Writer, bs []Balance) bool {
+	if len(bs) == 0 {
+		fmt.Fprintln(w, "conservation: the document has no count metric without where=, so nothing balances against the entries fed; add one (metric requests count) to have it proved")
+	}
 	ok := true
 	for _, b := range bs {
 		verdict := "ok"

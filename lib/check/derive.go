@@ -17,28 +17,49 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// Source is one store to re-derive from: its entries that end at or before
-// Limit count, later ones are not yet known to the tape. Skipped holds the
-// ranges feed delivered as no entry (its !drop markers of a skip's reason:
-// a line over feed's --max-line, a line cut by a rotation), which count as
-// fed but belong in no bucket, however tgcheck itself reads them.
-type Source struct {
+// Input is one store to re-derive from, as the user names it (tgcheck
+// --against ID=PATH, --max-line).
+type Input struct {
 	ID, Path string
-	Limit    int64
-	Skipped  [][2]int64    // [offset, end), ascending
-	Marks    []tape.Placed // its !late, !cap and !drop markers but a skip's, checked against its entries
-	Ats      map[int64]At  // per sealed bucket: the at= its seal gives the store
-	MaxLine  int           // feed's --max-line; 0: its default
-	// OnTape says whether the tape has a series (its text) in a bucket:
-	// a !cap marker's entries must be of series left off it. nil: not checked.
-	OnTape func(start int64, series string) bool
+	MaxLine  int // feed's --max-line; 0: its default
+}
+
+// source is an Input with what the tape says of it (prepare): its entries
+// that end at or before limit count, later ones are not yet known to the
+// tape. skipped holds the ranges feed delivered as no entry (its !drop
+// markers of a skip's reason: a line over feed's --max-line, a line cut by
+// a rotation), which count as fed but belong in no bucket, however tgcheck
+// itself reads them.
+type source struct {
+	Input
+	limit   int64
+	skipped [][2]int64    // [offset, end), ascending
+	marks   []tape.Placed // its !late, !cap and !drop markers but a skip's, checked against its entries
+	ats     map[int64]At  // per sealed bucket: the at= its seal gives the store
+	// onTape says whether the tape has a series (its text) in a bucket:
+	// a !cap marker's entries must be of series left off it.
+	onTape func(start int64, series string) bool
+}
+
+// prepare gives each input what the tape says of it: how far it knows the
+// store, the ranges feed delivered as no entry, the markers holding its
+// entries, its seals' at= and the series on the tape.
+func prepare(t *tape.Resolved, inputs []Input) []source {
+	known := Known(t)
+	onTape := seriesOnTape(t)
+	srcs := make([]source, len(inputs))
+	for i, in := range inputs {
+		srcs[i] = source{Input: in, limit: known[in.ID], skipped: skips(t, in.ID), marks: entryMarkers(t, in.ID),
+			ats: sealAts(t, in.ID), onTape: onTape}
+	}
+	return srcs
 }
 
 // skipped reports whether the entry starting at pos lies in one of s's
 // skipped ranges.
-func (s *Source) skipped(pos int64) bool {
-	i := sort.Search(len(s.Skipped), func(i int) bool { return s.Skipped[i][1] > pos })
-	return i < len(s.Skipped) && s.Skipped[i][0] <= pos
+func (s *source) isSkipped(pos int64) bool {
+	i := sort.Search(len(s.skipped), func(i int) bool { return s.skipped[i][1] > pos })
+	return i < len(s.skipped) && s.skipped[i][0] <= pos
 }
 
 // Series is one re-derived series value of one bucket: what the tape must
@@ -49,7 +70,8 @@ type Series struct {
 	Metric  *doc.Metric
 	Value   float64
 	Entries int64   // the entries folded in
-	Abs     float64 // a sum's Σ|x| over them, which bounds its rounding (Matches)
+	Abs     float64 // a sum's Σ|x| over them, which bounds its rounding (Matches); 0 for any other value
+	Bound   string  // a histogram's _bucket series: its le, as on the tape
 }
 
 // Derived is what the stores say the tape should hold.
@@ -69,17 +91,18 @@ const (
 	chunkBytes   = 4 << 20
 )
 
-// Derive re-derives the buckets of document d from the sources: every entry
-// that extracts goes into the bucket of its own time (unbounded grace, no
-// cap), each metric folded as SPEC §4 says, but for what the store's
-// markers cover (Series).
-func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
+// Derive re-derives the buckets of document d from the stores the inputs
+// name, each as far as tape t knows it: every entry that extracts goes
+// into the bucket of its own time (unbounded grace, no cap), each metric
+// folded as SPEC §4 says, but for what the store's markers on t cover
+// (Series).
+func Derive(d *doc.Doc, t *tape.Resolved, inputs []Input) (*Derived, error) {
 	dv, err := newDeriver(d)
 	if err != nil {
 		return nil, err
 	}
 	out := &Derived{Buckets: map[int64]map[string]Series{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
-	for _, src := range sources {
+	for _, src := range prepare(t, inputs) {
 		n, err := dv.store(src)
 		if err != nil {
 			return nil, err
@@ -87,7 +110,7 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 		out.Fed[src.ID] += n
 		out.Marks = append(out.Marks, dv.marks.findings()...)
 		out.Ats = append(out.Ats, dv.seals.findings()...)
-		if out.Beyond[src.ID], err = linesAfter(src.Path, src.Limit); err != nil {
+		if out.Beyond[src.ID], err = linesAfter(src.Path, src.limit); err != nil {
 			return nil, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 		}
 	}
@@ -98,12 +121,31 @@ func Derive(d *doc.Doc, sources []Source) (*Derived, error) {
 		b := make(map[string]Series, len(accs))
 		for _, a := range accs {
 			if a.has {
-				b[a.text] = Series{Metric: dv.metrics[a.metric].m, Value: a.value, Entries: a.entries, Abs: a.abs}
+				dv.metrics[a.metric].series(b, a)
 			}
 		}
 		out.Buckets[start] = b
 	}
 	return out, nil
+}
+
+// series adds the series an acc of mt is on the tape as: one, or a
+// histogram's _bucket per bound (cumulative, +Inf last), _sum and _count.
+func (mt *metric) series(b map[string]Series, a *acc) {
+	m := mt.m
+	if m.Kind != doc.Histogram {
+		b[a.text] = Series{Metric: m, Value: a.value, Entries: a.entries, Abs: a.abs}
+		return
+	}
+	var cum float64
+	for i, bound := range append(slices.Clone(m.Buckets), math.Inf(1)) {
+		cum += a.counts[i]
+		le := string(tape.AppendValue(nil, bound))
+		labels := append(slices.Clip(a.labels), tape.Label{Name: doc.BoundLabel, Value: le})
+		b[string(tape.AppendSeries(nil, m.Name+doc.BucketSuffix, labels))] = Series{Metric: m, Value: cum, Entries: a.entries, Bound: le}
+	}
+	b[string(tape.AppendSeries(nil, m.Name+doc.SumSuffix, a.labels))] = Series{Metric: m, Value: a.value, Entries: a.entries, Abs: a.abs}
+	b[a.text] = Series{Metric: m, Value: float64(a.entries), Entries: a.entries}
 }
 
 // deriver folds entries into buckets. Series are keyed by raw label bytes
@@ -124,15 +166,18 @@ type deriver struct {
 }
 
 type metric struct {
-	m     *doc.Metric
-	value int                // the field of sum/min/max; -1 for count
-	by    []int              // label fields
-	where *extract.Condition // nil for none
+	m        *doc.Metric
+	value    int                // the field of sum/min/max/histogram; -1 for count
+	by       []int              // label fields
+	where    *extract.Condition // nil for none
+	mul, div float64            // a histogram's scale (doc.Metric.ScaleBy)
 }
 
 // acc is a series being folded; has is false for a series that has folded
 // nothing yet (a min/max with no number, or all of its entries covered by
-// markers): such a series has no value and is not on the tape.
+// markers): such a series has no value and is not on the tape. A
+// histogram's value is its sum, entries its count, and counts its
+// observations per bound, +Inf last; its text is its _count series'.
 type acc struct {
 	text    string
 	metric  int
@@ -140,6 +185,8 @@ type acc struct {
 	abs     float64 // a sum's Σ|x|
 	has     bool
 	entries int64
+	labels  []tape.Label // a histogram's, for its series
+	counts  []float64
 }
 
 func newDeriver(d *doc.Doc) (*deriver, error) {
@@ -154,6 +201,7 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 		if m.Kind != doc.Count {
 			mt.value = x.Field(m.Field)
 		}
+		mt.mul, mt.div = m.ScaleBy()
 		for _, f := range m.By {
 			mt.by = append(mt.by, x.Field(f))
 		}
@@ -189,7 +237,7 @@ func linesAfter(path string, pos int64) (int64, error) {
 }
 
 // store folds the entries of one source and returns how many it read.
-func (dv *deriver) store(src Source) (int64, error) {
+func (dv *deriver) store(src source) (int64, error) {
 	maxLine := src.MaxLine
 	if maxLine == 0 {
 		maxLine = store.DefaultMaxLine
@@ -199,47 +247,47 @@ func (dv *deriver) store(src Source) (int64, error) {
 		return 0, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 	}
 	defer r.Close()
-	dv.marks = newMarks(src.Marks, len(dv.metrics), dv.metricIndex, src.OnTape)
-	dv.seals = newSeals(src.ID, src.Ats)
+	dv.marks = newMarks(src.marks, len(dv.metrics), dv.metricIndex, src.onTape)
+	dv.seals = newSeals(src.ID, src.ats)
 	var fed int64
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
 		if err != nil {
 			return 0, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 		}
-		if !ok || c.Offset >= src.Limit {
+		if !ok || c.Offset >= src.limit {
 			break
 		}
 		if c.Skip != "" {
 			dv.marks.boundary(c.Offset)
-			if c.End <= src.Limit {
+			if c.End <= src.limit {
 				fed++ // a line over the longest an entry may be: an entry, in no bucket
 			}
 			continue
 		}
 		fed += dv.chunk(c, &src)
 	}
-	dv.marks.boundary(src.Limit)
-	if r.Pos() < src.Limit {
+	dv.marks.boundary(src.limit)
+	if r.Pos() < src.limit {
 		return 0, fmt.Errorf("tgcheck: store %s (%s) has complete lines up to byte %d but the tape accounts for it up to %d; it was truncated or rotated, or it is not the store this tape was fed from",
-			src.ID, src.Path, r.Pos(), src.Limit)
+			src.ID, src.Path, r.Pos(), src.limit)
 	}
 	return fed, nil
 }
 
 // chunk folds the entries of c that end at or before limit and returns
 // how many.
-func (dv *deriver) chunk(c store.Chunk, src *Source) int64 {
+func (dv *deriver) chunk(c store.Chunk, src *source) int64 {
 	var n int64
 	pos, data := c.Offset, c.Data
 	for len(data) > 0 {
 		dv.marks.boundary(pos)
 		i := bytes.IndexByte(data, '\n')
 		end := pos + int64(i) + 1
-		if end > src.Limit {
+		if end > src.limit {
 			break
 		}
-		if !src.skipped(pos) {
+		if !src.isSkipped(pos) {
 			cov := dv.marks.enter(pos)
 			e := dv.entry(data[:i], cov)
 			dv.marks.hold(e)
@@ -289,27 +337,34 @@ func (dv *deriver) entry(line []byte, cov cover) outcome {
 		}
 		a := b[string(dv.key)]
 		if a == nil {
-			a = &acc{text: dv.seriesText(mt), metric: i}
+			a = dv.newAcc(mt, i)
 			b[string(dv.key)] = a
 		}
 		e.series[i] = a.text
 		if !cov.late && !cov.capped[i] {
-			a.fold(mt.m.Kind, v)
+			a.fold(mt.m, v)
 		}
 	}
 	return e
 }
 
-func (dv *deriver) seriesText(mt *metric) string {
+// newAcc returns an empty series of metric i for the current entry's
+// labels.
+func (dv *deriver) newAcc(mt *metric, i int) *acc {
 	labels := make([]tape.Label, len(mt.by))
 	for j, f := range mt.by {
 		labels[j] = tape.Label{Name: mt.m.By[j], Value: string(dv.e.Fields[f])}
 	}
-	return string(tape.AppendSeries(nil, mt.m.Name, labels))
+	if mt.m.Kind != doc.Histogram {
+		return &acc{text: string(tape.AppendSeries(nil, mt.m.Name, labels)), metric: i}
+	}
+	return &acc{text: string(tape.AppendSeries(nil, mt.m.Name+doc.CountSuffix, labels)), metric: i,
+		labels: labels, counts: make([]float64, len(mt.m.Buckets)+1)}
 }
 
 // value is what the current entry gives metric mt: count 1; sum its number,
-// 0 for a non-number; min and max its number, and false for a non-number.
+// 0 for a non-number; min, max and histogram its number (a histogram's
+// scaled), and false for a non-number.
 func (dv *deriver) value(mt *metric) (float64, bool) {
 	if mt.m.Kind == doc.Count {
 		return 1, true
@@ -318,15 +373,20 @@ func (dv *deriver) value(mt *metric) (float64, bool) {
 	if !ok {
 		return 0, mt.m.Kind == doc.Sum
 	}
-	return v, true
+	return v * mt.mul / mt.div, true
 }
 
-// fold adds a value of a metric of kind k to a.
-func (a *acc) fold(k doc.MetricKind, v float64) {
-	switch {
+// fold adds a value of metric m to a.
+func (a *acc) fold(m *doc.Metric, v float64) {
+	switch k := m.Kind; {
 	case k == doc.Count:
 		a.value++
 	case k == doc.Sum:
+		a.value += v
+		a.abs += math.Abs(v)
+	case k == doc.Histogram:
+		i, _ := slices.BinarySearch(m.Buckets, v) // the first bound at or above v: le
+		a.counts[i]++
 		a.value += v
 		a.abs += math.Abs(v)
 	case !a.has || k == doc.Min && v < a.value || k == doc.Max && v > a.value:

@@ -25,7 +25,7 @@ func BenchmarkDeriveApacheCombined(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Derive(d, []Source{{ID: "web1", Path: path, Limit: fi.Size()}}); err != nil {
+		if _, err := Derive(d, endedAt("web1", fi.Size()), []Input{{ID: "web1", Path: path}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -91,31 +91,51 @@ func ended(s *Store) []Finding {
 }
 
 // foreign finds the series and !cap markers that are not of the document's
-// metrics, or whose labels are not the metric's by= fields in order.
+// metrics, or whose labels are not the metric's by= fields in order (and
+// for a histogram's _bucket series le last).
 func foreign(s *Store) []Finding {
-	metric := func(name string) *doc.Metric {
-		i := slices.IndexFunc(s.Doc.Metrics, func(m doc.Metric) bool { return m.Name == name })
-		if i < 0 {
-			return nil
-		}
-		return &s.Doc.Metrics[i]
-	}
 	var fs []Finding
 	for _, p := range s.Tape.Points {
-		m := metric(p.Series.Metric)
+		m, labels := seriesMetric(s.Doc, p.Series.Metric)
 		switch {
 		case m == nil:
 			fs = append(fs, Finding{p.Line, fmt.Sprintf("series %s: the document has no metric %s", p.Series.Text, p.Series.Metric)})
-		case !slices.EqualFunc(p.Series.Labels, m.By, func(l tape.Label, by string) bool { return l.Name == by }):
+		case !slices.EqualFunc(p.Series.Labels, labels, func(l tape.Label, by string) bool { return l.Name == by }):
 			fs = append(fs, Finding{p.Line, fmt.Sprintf("series %s: metric %s is labelled by=%s in the document", p.Series.Text, m.Name, strings.Join(m.By, ","))})
 		}
 	}
 	for _, mk := range s.Tape.Markers {
-		if mk.Kind == tape.Cap && metric(mk.Metric) == nil {
+		if mk.Kind == tape.Cap && docMetric(s.Doc, mk.Metric) == nil {
 			fs = append(fs, Finding{mk.Line, fmt.Sprintf("!cap marker of metric %s: the document has no such metric", mk.Metric)})
 		}
 	}
 	return fs
+}
+
+// docMetric returns the document's metric named name, nil for none.
+func docMetric(d *doc.Doc, name string) *doc.Metric {
+	i := slices.IndexFunc(d.Metrics, func(m doc.Metric) bool { return m.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &d.Metrics[i]
+}
+
+// seriesMetric returns the metric a series' metric name is of (a
+// histogram's for its _bucket, _sum and _count) and the label names its
+// series have, in order; nil for none.
+func seriesMetric(d *doc.Doc, name string) (*doc.Metric, []string) {
+	if m := docMetric(d, name); m != nil && m.Kind != doc.Histogram {
+		return m, m.By
+	}
+	base, suffix, ok := doc.HistogramOf(name)
+	if m := docMetric(d, base); ok && m != nil && m.Kind == doc.Histogram {
+		if suffix == doc.BucketSuffix {
+			return m, append(slices.Clip(m.By), doc.BoundLabel)
+		}
+		return m, m.By
+	}
+	return nil, nil
 }
 
 // unsealed finds buckets whose series have no seal anywhere on the tape,

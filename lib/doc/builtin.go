@@ -16,8 +16,9 @@ import (
 //go:embed builtin/*.tally
 var builtinFS embed.FS
 
-// Builtin names a shipped document and says what it measures.
-type Builtin struct{ Name, Summary string }
+// Builtin names a shipped document and says what it measures, and what
+// the server's config needs for its log to be read (a "# server:" line).
+type Builtin struct{ Name, Summary, Server string }
 
 // Builtins lists the shipped documents, sorted by name.
 func Builtins() []Builtin {
@@ -26,7 +27,7 @@ func Builtins() []Builtin {
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".tally")
 		text, _ := BuiltinText(name)
-		list = append(list, Builtin{Name: name, Summary: summary(name, text)})
+		list = append(list, Builtin{Name: name, Summary: summary(name, text), Server: serverLine(text)})
 	}
 	return list
 }
@@ -35,6 +36,19 @@ func Builtins() []Builtin {
 func summary(name string, text []byte) string {
 	first, _, _ := strings.Cut(string(text), "\n")
 	s, _ := strings.CutPrefix(first, "# "+name+":")
+	return strings.TrimSpace(s)
+}
+
+// serverLine returns what follows "# server:" on a document's second line.
+func serverLine(text []byte) string {
+	lines := strings.SplitN(string(text), "\n", 3)
+	if len(lines) < 2 {
+		return ""
+	}
+	s, _ := strings.CutPrefix(lines[1], "# server:")
+	if s == lines[1] {
+		return ""
+	}
 	return strings.TrimSpace(s)
 }
 

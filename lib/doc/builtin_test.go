@@ -21,7 +21,10 @@ func TestBuiltinsParseAndAreSortedWithSummaries(t *testing.T) {
 		if err != nil {
 			t.Fatalf("built-in %s: %v", b.Name, err)
 		}
-		if d.Name != b.Name || d.Width != 10*time.Second || d.Grace <= 0 || d.Cap != 10000 || len(d.Metrics) != 2 {
+		if b.Server == "" {
+			t.Errorf("%s has no # server: line saying what the server's config needs", b.Name)
+		}
+		if d.Name != b.Name || d.Width != 10*time.Second || d.Grace <= 0 || d.Cap != 10000 || len(d.Metrics) < 2 {
 			t.Errorf("built-in %s = %+v", b.Name, d)
 		}
 		if !strings.Contains(string(d.Text), "grace") {
@@ -31,7 +34,7 @@ func TestBuiltinsParseAndAreSortedWithSummaries(t *testing.T) {
 }
 
 func TestBuiltinTextRefusesNamesOutsideTheBuiltins(t *testing.T) {
-	for _, name := range []string{"", "nginx", "../builtin/apache-common", "apache-common.tally"} {
+	for _, name := range []string{"", "nginx", "nginx-combined.tally", "../builtin/apache-common", "apache-common.tally"} {
 		if _, ok := BuiltinText(name); ok {
 			t.Errorf("BuiltinText(%q) found a document", name)
 		}
@@ -48,8 +51,31 @@ func TestLoadReadsAPathAndNamesWhatIsMissing(t *testing.T) {
 		t.Fatalf("Load(%s) = %v, %v", path, d, err)
 	}
 	_, err = Load("nginx")
-	want := `doc: "nginx" is neither a built-in document (apache-combined, apache-common) nor a file; name one of those or give a path`
+	want := `doc: "nginx" is neither a built-in document (apache-combined, apache-common, apache-timed, nginx-combined, nginx-timed) nor a file; name one of those or give a path`
 	if err == nil || err.Error() != want {
 		t.Errorf("Load(nginx) = %v\nwant %s", err, want)
+	}
+}
+
+// Each shipped document's # server: line holds the format string its
+// format line reads: what the operator pastes is what is parsed.
+func TestEachBuiltinsServerLineCarriesItsFormatString(t *testing.T) {
+	for _, b := range Builtins() {
+		d, err := Load(b.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.LogFormat == nil || strings.Contains(b.Server, "default") {
+			continue
+		}
+		var src string
+		if d.Format == Nginx {
+			src = "'" + d.LogFormat.Source + "'"
+		} else {
+			src = `"` + strings.ReplaceAll(d.LogFormat.Source, `"`, `\"`) + `"`
+		}
+		if !strings.Contains(b.Server, src) {
+			t.Errorf("%s: server line %q does not hold %s", b.Name, b.Server, src)
+		}
 	}
 }

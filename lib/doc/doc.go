@@ -4,16 +4,22 @@
 // A document is plain text, one directive a line:
 //
 //	format apache-combined|apache-common|regex RE2
-//	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms or a Go layout
+//	format apache "LOGFORMAT"       Apache's LogFormat string, or a nickname (combined, common)
+//	format nginx [escape=E] 'LOG_FORMAT'...   nginx's log_format strings, or combined
+//	format json|logfmt [NAME=PATH...]         fields by key path; NAME=PATH names one
+//	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms, unixus or a Go layout
 //	window DURATION [grace=DURATION]
 //	cap N
 //	metric NAME count|sum=F|min=F|max=F [by=F1,F2] [where=F<op>VALUE]
+//	metric NAME histogram=F [buckets=B1,B2,...] [scale=K] [by=F1,F2] [where=F<op>VALUE]
 //
 // Comments: a '#' at the start of a line or after white space starts a
 // comment that runs to the end of the line. The one exception is a
 // "format regex" line: everything after "regex" and the white space that
 // follows it is the RE2, verbatim to the end of the line, so a '#' (or a
-// trailing space) in a regex stays part of it. A Go layout is everything
+// trailing space) in a regex stays part of it; on an apache or nginx
+// format line a comment may start only after the last closing quote. A
+// Go layout is everything
 // after "layout=" to the end of the line (comment and surrounding white
 // space removed), so it may contain spaces.
 //
@@ -21,12 +27,22 @@
 //   - Format is set; for Regex, Regex compiles and its named groups are
 //     unique and are the fields.
 //   - TimeField is a field of the format and Layout is valid (the built-in
-//     formats default to "time" and "clf").
+//     formats default to "time" and "clf", an apache or nginx format to
+//     its first time field; json and logfmt have no default).
+//   - For Apache and Nginx, LogFormat is set: no two fields are adjacent
+//     without a literal between them, and no field name repeats.
+//   - A JSON or logfmt format has every field the document names; a line
+//     that lacks one has it empty (extract says the rule).
 //   - Width > 0, Grace >= 0, Cap >= 1 (default 10000).
 //   - There is at least one metric; metric names are Prometheus metric names
 //     and unique; every by= name is a Prometheus label name and a field of
 //     the format, at most once per metric; every sum=/min=/max= and where=
 //     field is a field of the format.
+//   - A histogram's Buckets are finite and strictly ascending (+Inf is
+//     implied, never listed), its Scale is finite and above zero, its by=
+//     has no label le (its bound), and no other metric is named as one of
+//     its series (NAME_bucket, NAME_sum, NAME_count); buckets= and scale=
+//     belong to histograms only.
 //   - Every error is a *Error naming the document, the line and what was
 //     expected there.
 package doc
@@ -34,6 +50,7 @@ package doc
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -45,6 +62,10 @@ const (
 	ApacheCombined FormatKind = iota + 1 // host ident user time method path proto status bytes referer agent
 	ApacheCommon                         // host ident user time method path proto status bytes
 	Regex                                // RE2 with named groups, one field a group
+	Apache                               // an Apache LogFormat string (Doc.LogFormat)
+	Nginx                                // an nginx log_format string (Doc.LogFormat)
+	JSON                                 // one JSON object a line, fields by key path
+	Logfmt                               // key=value pairs, fields by key
 )
 
 // MetricKind is what a metric computes over a bucket's entries.
@@ -56,6 +77,7 @@ const (
 	Sum
 	Min
 	Max
+	Histogram // counts per upper bound (le), a sum and a count, as Prometheus's classic histogram
 )
 
 // Op is a where= comparison.
@@ -81,12 +103,14 @@ type Where struct {
 
 // Metric is one `metric` directive.
 type Metric struct {
-	Name  string
-	Kind  MetricKind
-	Field string   // Sum, Min, Max: the numeric field; "" for Count
-	By    []string // label fields, in the order written
-	Where *Where   // nil: every entry
-	Line  int      // the directive's line number in the document
+	Name    string
+	Kind    MetricKind
+	Field   string    // Sum, Min, Max, Histogram: the numeric field; "" for Count
+	By      []string  // label fields, in the order written
+	Where   *Where    // nil: every entry
+	Buckets []float64 // Histogram: the upper bounds, ascending, +Inf implied
+	Scale   float64   // Histogram: what a value is multiplied by before it is observed (1: as logged)
+	Line    int       // the directive's line number in the document
 }
 
 // Doc is a parsed document.
@@ -94,9 +118,11 @@ type Doc struct {
 	Name      string // the built-in name, or the path it was loaded from
 	Text      []byte // the document's source, frozen into a tally store
 	Format    FormatKind
-	Regex     string // Format == Regex: the RE2 source
-	TimeField string // the field holding the entry's time ("time" for the built-in formats)
-	Layout    string // clf, rfc3339, unix, unixms, or a Go layout
+	Regex     string     // Format == Regex: the RE2 source
+	LogFormat *LogFormat // Format == Apache or Nginx: the compiled format string
+	Keys      []Key      // Format == JSON or Logfmt: fields named on the format line
+	TimeField string     // the field holding the entry's time ("time" for the built-in formats)
+	Layout    string     // clf, rfc3339, unix, unixms, or a Go layout
 	Width     time.Duration
 	Grace     time.Duration
 	Cap       int // most series per metric per bucket
@@ -108,8 +134,24 @@ const (
 	LayoutCLF     = "clf"     // 10/Oct/2000:13:55:36 -0700
 	LayoutRFC3339 = "rfc3339" // 2000-10-10T20:55:36Z, optional fraction
 	LayoutUnix    = "unix"    // seconds since the epoch, optional fraction
-	LayoutUnixMs  = "unixms"  // integer milliseconds since the epoch
+	LayoutUnixMs  = "unixms"  // milliseconds since the epoch, optional fraction
+	LayoutUnixUs  = "unixus"  // integer microseconds since the epoch (Apache's %{usec}t)
 )
+
+// Key names a JSON key path (a.b.c, an array index a segment of digits) or
+// a logfmt key as a field: NAME=PATH on the format line.
+type Key struct{ Name, Path string }
+
+// KeyPath returns the key path a JSON or logfmt field reads: the one the
+// format line gives it, else the field's own name.
+func (d *Doc) KeyPath(name string) string {
+	for _, k := range d.Keys {
+		if k.Name == name {
+			return k.Path
+		}
+	}
+	return name
+}
 
 // apacheCommonFields are the fields of the Apache common log format, in
 // the order they appear on the line.
@@ -153,6 +195,10 @@ func (d *Doc) Fields() []string {
 		return append([]string(nil), apacheCombinedFields...)
 	case ApacheCommon:
 		return append([]string(nil), apacheCommonFields...)
+	case Apache, Nginx:
+		return d.LogFormat.Fields()
+	case JSON, Logfmt:
+		return d.keyFields()
 	case Regex:
 		re, err := regexp.Compile(d.Regex)
 		if err != nil {
@@ -172,4 +218,46 @@ func namedGroups(re *regexp.Regexp) []string {
 		}
 	}
 	return names
+}
+
+// keyFields are a JSON or logfmt document's fields: those its format line
+// names, then those its metrics and time directive read, each once. A key
+// format has every field a document asks for; one a line lacks is empty.
+func (d *Doc) keyFields() []string {
+	var names []string
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, k := range d.Keys {
+		add(k.Name)
+	}
+	for _, m := range d.Metrics {
+		for _, f := range m.Fields() {
+			add(f)
+		}
+	}
+	add(d.TimeField)
+	return names
+}
+
+// FormatText says what the format expects of a line, for a message about
+// lines that do not have it.
+func (d *Doc) FormatText() string {
+	switch d.Format {
+	case ApacheCombined:
+		return `apache-combined (host ident user [time] "request" status bytes "referer" "agent")`
+	case ApacheCommon:
+		return `apache-common (host ident user [time] "request" status bytes)`
+	case Apache:
+		return "apache " + strconv.Quote(d.LogFormat.Source)
+	case Nginx:
+		return "nginx '" + d.LogFormat.Source + "'"
+	case JSON:
+		return "json (one JSON object a line)"
+	case Logfmt:
+		return "logfmt (key=value pairs)"
+	}
+	return "regex " + d.Regex
 }

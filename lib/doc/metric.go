@@ -7,9 +7,10 @@ import (
 
 const metricWant = `"metric" wants NAME KIND, e.g. metric requests count by=status`
 
-const kindWant = `KIND is count, sum=FIELD, min=FIELD or max=FIELD`
+const kindWant = `KIND is count, sum=FIELD, min=FIELD, max=FIELD or histogram=FIELD`
 
-// metric parses "metric NAME KIND [by=F1,F2] [where=F<op>VALUE]".
+// metric parses "metric NAME KIND [by=F1,F2] [where=F<op>VALUE]", and a
+// histogram's buckets= and scale=.
 func (p *parser) metric(n int, words []string) error {
 	if len(words) < 3 {
 		return p.errorf(n, metricWant)
@@ -39,18 +40,36 @@ func (p *parser) metric(n int, words []string) error {
 			err = p.by(n, &m, val)
 		case "where":
 			err = p.where(n, &m, val)
+		case "buckets":
+			err = p.buckets(n, &m, val)
+		case "scale":
+			err = p.scale(n, &m, val)
 		default:
-			err = p.errorf(n, "metric %s: unknown option %q; want by=F1,F2 or where=F<op>VALUE", m.Name, opt)
+			err = p.errorf(n, "metric %s: unknown option %q; want by=F1,F2 or where=F<op>VALUE%s", m.Name, opt, histogramOptions(m.Kind))
 		}
 		if err != nil {
 			return err
 		}
 	}
+	if m.Kind == Histogram && m.Buckets == nil {
+		m.Buckets = slices.Clone(DefaultBuckets)
+	}
+	if m.Kind == Histogram && m.Scale == 0 {
+		m.Scale = 1
+	}
 	p.d.Metrics = append(p.d.Metrics, m)
 	return nil
 }
 
-// parseKind reads count, sum=F, min=F or max=F into m.
+// histogramOptions names a histogram's own options for an error.
+func histogramOptions(k MetricKind) string {
+	if k == Histogram {
+		return ", buckets=B1,B2,... or scale=K"
+	}
+	return ""
+}
+
+// parseKind reads count, sum=F, min=F, max=F or histogram=F into m.
 func parseKind(word string, m *Metric) bool {
 	if word == "count" {
 		m.Kind = Count
@@ -64,6 +83,8 @@ func parseKind(word string, m *Metric) bool {
 		m.Kind = Min
 	case "max":
 		m.Kind = Max
+	case "histogram":
+		m.Kind = Histogram
 	default:
 		return false
 	}
@@ -119,13 +140,14 @@ func isLabelName(s string) bool {
 }
 
 // isFieldName reports whether s can name a field: a regex group name
-// ([a-zA-Z0-9_]+) or one of the Apache fields.
+// ([a-zA-Z0-9_]+), a LogFormat field, or a JSON key path or logfmt key
+// (those may also hold '.', '-' and '@': request.headers.User-Agent).
 func isFieldName(s string) bool {
 	if s == "" {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isLetter(s[i]) && !isDigit(s[i]) {
+		if !isLetter(s[i]) && !isDigit(s[i]) && !strings.ContainsRune(".-@", rune(s[i])) {
 			return false
 		}
 	}

@@ -62,6 +62,9 @@ func (p *parser) directive(n int, line string) error {
 	if re, ok := regexSource(line); ok {
 		return p.regexFormat(n, re)
 	}
+	if ok, err := p.serverFormat(n, line); ok {
+		return err
+	}
 	line = stripComment(line)
 	words := strings.Fields(line)
 	if len(words) == 0 {
@@ -127,11 +130,14 @@ func (p *parser) once(n int, word string, seen *int) error {
 	return nil
 }
 
-const formatWant = `"format" wants apache-combined, apache-common or regex RE2, e.g. format apache-combined`
+const formatWant = `"format" wants apache-combined, apache-common, apache "LOGFORMAT", nginx 'LOG_FORMAT', json, logfmt or regex RE2, e.g. format apache-combined`
 
 func (p *parser) format(n int, words []string) error {
 	if err := p.once(n, "format", &p.formatLine); err != nil {
 		return err
+	}
+	if len(words) > 2 && (words[1] == "json" || words[1] == "logfmt") {
+		return p.keys(n, words)
 	}
 	if len(words) != 2 {
 		return p.errorf(n, formatWant)
@@ -141,8 +147,34 @@ func (p *parser) format(n int, words []string) error {
 		p.d.Format = ApacheCombined
 	case "apache-common":
 		p.d.Format = ApacheCommon
+	case "json":
+		p.d.Format = JSON
+	case "logfmt":
+		p.d.Format = Logfmt
 	default:
 		return p.errorf(n, formatWant)
+	}
+	return nil
+}
+
+const keysWant = `names a field as NAME=KEYPATH, e.g. format json method=request.method ua=request.headers.User-Agent.0`
+
+// keys parses "format json|logfmt NAME=PATH…": fields whose key path is not
+// a label name (by= needs one) or that the document names otherwise.
+func (p *parser) keys(n int, words []string) error {
+	p.d.Format = JSON
+	if words[1] == "logfmt" {
+		p.d.Format = Logfmt
+	}
+	for _, w := range words[2:] {
+		name, path, ok := strings.Cut(w, "=")
+		if !ok || !isLabelName(name) || path == "" {
+			return p.errorf(n, "format %s: %q is not NAME=KEYPATH with NAME a label name; format %s %s", words[1], w, words[1], keysWant)
+		}
+		if slices.ContainsFunc(p.d.Keys, func(k Key) bool { return k.Name == name }) {
+			return p.errorf(n, "format %s: field %s is named twice; name it once", words[1], name)
+		}
+		p.d.Keys = append(p.d.Keys, Key{Name: name, Path: path})
 	}
 	return nil
 }
@@ -205,7 +237,7 @@ var layoutProbe = time.Date(2011, time.November, 13, 21, 32, 43, 0, time.UTC)
 // reference time into something it parses back.
 func checkLayout(layout string) error {
 	switch layout {
-	case LayoutCLF, LayoutRFC3339, LayoutUnix, LayoutUnixMs:
+	case LayoutCLF, LayoutRFC3339, LayoutUnix, LayoutUnixMs, LayoutUnixUs:
 		return nil
 	}
 	s := layoutProbe.Format(layout)
@@ -280,10 +312,9 @@ func (p *parser) finish() error {
 		return p.errorf(end, "the document ends without a format; add one, e.g. format apache-combined")
 	}
 	if d.TimeField == "" {
-		if d.Format == Regex {
-			return p.errorf(p.formatLine, `"format regex" needs a time directive naming a group, e.g. time ts layout=rfc3339`)
+		if err := p.defaultTime(); err != nil {
+			return err
 		}
-		d.TimeField, d.Layout = "time", LayoutCLF
 	}
 	if d.Width == 0 {
 		return p.errorf(end, "the document ends without a window; add one, e.g. window 10s grace=30s")
@@ -299,8 +330,36 @@ func (p *parser) finish() error {
 		if err := p.checkFields(m, fields); err != nil {
 			return err
 		}
+		if err := p.checkHistogram(m); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// defaultTime sets the time of a document without a time directive: the
+// built-in formats' CLF time, a LogFormat's first time field; the other
+// formats need the directive.
+func (p *parser) defaultTime() error {
+	d := p.d
+	switch d.Format {
+	case ApacheCombined, ApacheCommon:
+		d.TimeField, d.Layout = "time", LayoutCLF
+		return nil
+	case Apache, Nginx:
+		for _, part := range d.LogFormat.Parts {
+			if part.Kind == Stamp {
+				d.TimeField, d.Layout = part.Field, part.Layout
+				return nil
+			}
+		}
+		return p.errorf(p.formatLine, "the format string has no time (%%t, $time_local, $time_iso8601 or $msec); log one, or add a time directive naming the field that holds it")
+	case JSON:
+		return p.errorf(p.formatLine, `"format json" needs a time directive naming the key, e.g. time ts layout=unix`)
+	case Logfmt:
+		return p.errorf(p.formatLine, `"format logfmt" needs a time directive naming the key, e.g. time ts layout=rfc3339`)
+	}
+	return p.errorf(p.formatLine, `"format regex" needs a time directive naming a group, e.g. time ts layout=rfc3339`)
 }
 
 // checkFields refuses a metric that names a field the format lacks.

@@ -2,7 +2,9 @@ package doc
 
 import (
 	"errors"
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,7 @@ func TestParseErrorsNameTheLineAndWhatWasExpected(t *testing.T) {
 	}{
 		{"unknown directive", base + "buckets 10s\n", 4, `unknown directive "buckets"; want format, time, window, cap or metric`},
 		{"no format", "window 10s\nmetric r count\n", 2, "the document ends without a format; add one, e.g. format apache-combined"},
-		{"unknown format", "format nginx\nwindow 10s\nmetric r count\n", 1, formatWant},
+		{"unknown format", "format nginx-plus\nwindow 10s\nmetric r count\n", 1, formatWant},
 		{"format with extra word", "format apache-common extra\n", 1, formatWant},
 		{"second format", base + "format apache-common\n", 4, `a second "format" directive (the first is on line 1); keep one`},
 		{"empty regex", "format regex \n", 1, `"format regex" wants an RE2 with named groups, e.g. format regex ^(?P<time>\S+) (?P<status>\d+)$`},
@@ -202,6 +204,7 @@ func FuzzParseDoc(f *testing.F) {
 	f.Add([]byte(base))
 	f.Add([]byte("format regex (?P<t>\\d+) (?P<s>\\S*)\ntime t layout=unix\nwindow 1s grace=1s\ncap 3\nmetric m min=s by=s where=s<=4\n"))
 	f.Add([]byte("time x layout=2006 01\nformat apache-common # c\n"))
+	f.Add([]byte(base + "metric h histogram=bytes buckets=0.1,1e3,5 scale=0.001 by=host\n"))
 	for _, b := range Builtins() {
 		text, _ := BuiltinText(b.Name)
 		f.Add(text)
@@ -220,6 +223,12 @@ func FuzzParseDoc(f *testing.F) {
 		}
 		if d.Width <= 0 || d.Grace < 0 || d.Cap < 1 || len(d.Metrics) == 0 || len(d.Fields()) == 0 {
 			t.Fatalf("Parse accepted an invalid document: %+v", d)
+		}
+		for _, m := range d.Metrics {
+			if m.Kind == Histogram && (len(m.Buckets) == 0 || !(m.Scale > 0) || math.IsInf(m.Scale, 0) ||
+				!slices.IsSorted(m.Buckets) || slices.ContainsFunc(m.Buckets, func(b float64) bool { return math.IsInf(b, 0) || math.IsNaN(b) })) {
+				t.Fatalf("Parse accepted an invalid histogram: %+v", m)
+			}
 		}
 	})
 }

@@ -166,18 +166,22 @@ func backslashesBefore(b []byte) int {
 //   - METHOD TARGET: an HTTP/0.9 request, proto "-".
 //   - anything else ("-", "", no space, an empty part): all three "-".
 func splitRequest(r []byte, f [][]byte) {
+	f[fMethod], f[fPath], f[fProto] = cutRequest(r)
+}
+
+// cutRequest is splitRequest's cut, for any format's request field.
+func cutRequest(r []byte) (method, path, proto []byte) {
 	first, _, _ := token(r) // the method: a few bytes
 	last := bytes.LastIndexByte(r, ' ')
 	n := len(first)
 	whole := n > 0 && last < len(r)-1 // a method, and no space at the end
 	switch {
 	case whole && last-n >= 2:
-		f[fMethod], f[fPath], f[fProto] = first, r[n+1:last], r[last+1:]
+		return first, r[n+1 : last], r[last+1:]
 	case whole && last == n:
-		f[fMethod], f[fPath], f[fProto] = first, r[n+1:], dash
-	default:
-		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
+		return first, r[n+1:], dash
 	}
+	return dash, dash, dash
 }
 
 // dash is the field of a request part that cannot be told.

@@ -6,9 +6,14 @@
 //     field and its time set, or is refused with a reason word ([a-z-]+)
 //     that tally writes on a !drop marker.
 //   - Fields are sub-slices of the entry as logged (quoted fields keep
-//     Apache's escapes), or the constant "-" for an Apache request part
-//     that cannot be told; nothing is decoded or copied, and any bytes,
-//     including bytes that are not UTF-8, are fine.
+//     the server's escapes: Apache's \" and \xhh, nginx's \xHH), or the
+//     constant "-" for a request part that cannot be told; any bytes,
+//     including bytes that are not UTF-8, are fine. The one exception: a
+//     JSON or logfmt string with escapes is unescaped into the
+//     Extractor's reused buffer, valid until the next Extract.
+//   - A JSON or logfmt field whose key the line lacks (or, in JSON, holds
+//     null) is empty: no label value, not a number (sum adds 0, min and
+//     max skip it), and no time (reason time). It is never guessed.
 //   - One trailing '\r' (a CRLF log) is not part of any field, for every
 //     format.
 //   - The Apache request is cut into method, path and proto only for a
@@ -19,9 +24,16 @@
 //     an absent request, "", an HTTP/0.9 "GET /", a TLS handshake sent to
 //     the HTTP port) still counts under its status: the parts that cannot
 //     be told are "-", Apache's word for an absent field.
-//   - The built-in Apache formats are parsed by hand, CLF time included,
-//     and extraction allocates nothing per entry. A regex format
+//   - Every format but regex is parsed by hand, CLF time included, and
+//     extraction allocates nothing per entry (a JSON or logfmt buffer grows
+//     to the longest unescaped line, then is reused). A regex format
 //     allocates its submatch indices per entry.
+//   - A compiled LogFormat (format apache "…", format nginx '…') is a
+//     prefix, then each field up to its literal: a field between '"'s up
+//     to the first '"' no backslash escapes, an nginx upstream list up to
+//     a space that is not inside ", " or " : ", any other up to the
+//     literal's first byte. Status, size and numeric fields are checked as
+//     the built-in formats check theirs.
 //   - Entry.Number(i) is Number(Fields[i]), worked out at most once per
 //     extraction (the Apache size as it is checked).
 //   - A regex matches anywhere in the entry unless it is anchored with ^
@@ -84,8 +96,12 @@ type Extractor struct {
 	groups    []int          // Regex format: field i is submatch groups[i]
 	timeField int            // index of the time field
 	layout    layoutKind
-	clf       clfDate // layout clf: the last date read
-	request   bool    // an Apache format whose request parts a metric reads
+	clf       clfDate     // layout clf: the last date read
+	request   bool        // an Apache format whose request parts a metric reads
+	lf        *logFormat  // Apache, Nginx: the compiled format string
+	keys      *keyNode    // JSON: the key paths read
+	lkeys     []logfmtKey // Logfmt: the keys read
+	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry
 }
 
 // The reason words Extract gives for an entry it cannot extract.
@@ -94,6 +110,7 @@ const (
 	ReasonStatus = "status" // an Apache status that is not three digits
 	ReasonBytes  = "bytes"  // an Apache size that is not "-" or digits below 2^53
 	ReasonTime   = "time"   // the time field does not parse in the layout
+	ReasonNumber = "number" // a LogFormat numeric field that is not "-" or a number
 )
 
 // New makes an extractor for a document as Parse returns it.
@@ -114,6 +131,19 @@ func New(d *doc.Doc) (*Extractor, error) {
 	if len(x.names) == 0 {
 		return nil, fmt.Errorf("extract: document %s has no format with fields; parse it with doc.Parse", d.Name)
 	}
+	switch d.Format {
+	case doc.Apache, doc.Nginx:
+		x.lf = compileLogFormat(d.LogFormat)
+	case doc.JSON:
+		x.keys = &keyNode{index: -1, field: -1}
+		for i, n := range x.names {
+			x.keys.addPath(d.KeyPath(n), i)
+		}
+	case doc.Logfmt:
+		for i, n := range x.names {
+			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(d.KeyPath(n)), field: i})
+		}
+	}
 	x.timeField = slices.Index(x.names, d.TimeField)
 	if x.timeField < 0 {
 		return nil, fmt.Errorf("extract: document %s: time field %q is not a field of its format", d.Name, d.TimeField)
@@ -124,6 +154,11 @@ func New(d *doc.Doc) (*Extractor, error) {
 	}
 	return x, nil
 }
+
+// CutRequests makes the extractor cut every request into method, path
+// and proto, whether the document reads them or not (tally --try
+// --fields shows every field).
+func (x *Extractor) CutRequests() { x.request = true }
 
 // Field returns a field's index in Entry.Fields, or -1 when the format has
 // no such field.
@@ -139,7 +174,7 @@ func (x *Extractor) NumFields() int {
 // Extract parses one entry (without its '\n'). It returns "" when the entry
 // was extracted into e (Time and every field set; e.Fields is reused, sized
 // NumFields), else a reason word for a !drop (one of the Reason constants).
-// It never panics and never allocates for the built-in formats.
+// It never panics and never allocates but for the regex format.
 func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
@@ -160,6 +195,12 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 		reason = apache(line, e, true, x.request)
 	case doc.ApacheCommon:
 		reason = apache(line, e, false, x.request)
+	case doc.Apache, doc.Nginx:
+		reason = x.logFormat(line, e)
+	case doc.JSON:
+		reason = x.json(line, e)
+	case doc.Logfmt:
+		reason = x.logfmt(line, e)
 	default:
 		reason = x.regex(line, e.Fields)
 	}

@@ -15,6 +15,7 @@ const (
 	layoutRFC3339
 	layoutUnix
 	layoutUnixMs
+	layoutUnixUs
 )
 
 func layoutOf(layout string) layoutKind {
@@ -27,6 +28,8 @@ func layoutOf(layout string) layoutKind {
 		return layoutUnix
 	case doc.LayoutUnixMs:
 		return layoutUnixMs
+	case doc.LayoutUnixUs:
+		return layoutUnixUs
 	}
 	return layoutGo
 }
@@ -47,7 +50,9 @@ func (x *Extractor) time(b []byte) (int64, bool) {
 	case layoutUnix:
 		return parseUnix(b)
 	case layoutUnixMs:
-		return parseUnixMs(b)
+		return parseUnitFrac(b, int64(time.Millisecond))
+	case layoutUnixUs:
+		return parseUnitFrac(b, int64(time.Microsecond))
 	case layoutRFC3339:
 		// RFC3339 also reads an optional fractional second when parsing.
 		return goTime(time.Parse(time.RFC3339, string(b)))
@@ -254,16 +259,34 @@ func parseUnix(b []byte) (int64, bool) {
 	return ns, true
 }
 
-// parseUnixMs reads integer milliseconds since the epoch.
-func parseUnixMs(b []byte) (int64, bool) {
-	var ms int64
-	for _, c := range b {
-		if !isDigit(c) {
-			return 0, false
-		}
-		if ms = ms*10 + int64(c-'0'); ms >= maxSec*1000 {
+// parseUnitFrac reads units (of unit nanoseconds) since the epoch, with
+// an optional fraction ("1700000000123", "1700000000123.5"); digits past
+// nanoseconds are dropped.
+func parseUnitFrac(b []byte, unit int64) (int64, bool) {
+	var n int64
+	i := 0
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		if n = n*10 + int64(b[i]-'0'); n >= maxSec*(int64(time.Second)/unit) {
 			return 0, false
 		}
 	}
-	return ms * int64(time.Millisecond), len(b) > 0
+	if i == 0 {
+		return 0, false
+	}
+	ns := n * unit
+	if i == len(b) {
+		return ns, true
+	}
+	if b[i] != '.' || i == len(b)-1 {
+		return 0, false
+	}
+	scale := unit
+	for _, c := range b[i+1:] {
+		if !isDigit(c) {
+			return 0, false
+		}
+		scale /= 10
+		ns += int64(c-'0') * scale
+	}
+	return ns, true
 }

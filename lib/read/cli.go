@@ -54,8 +54,15 @@ inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
 to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
 the store's document or, for a bare tape, from --kind METRIC=KIND.
 
+--quantile Q[,Q...] prints, instead of the values, each histogram's estimated
+quantiles per bucket (or --step), as Prometheus's histogram_quantile estimates
+them, from the buckets of every tape named summed first: a fleet's p99 is the
+p99 of the fleet's requests. A row is the histogram's name, its labels with
+quantile=Q, and the estimate.
+
 --plot draws each series as a bar chart in the terminal, --width (or
-$COLUMNS, or else the terminal's own width) wide, all on one time axis; --format svg writes one line chart of
+$COLUMNS, or else the terminal's own width) wide, all on one time axis;
+--format svg writes one line chart of
 every series, with axes and a legend, for a browser or an image viewer.
 
 --markers lists the !late, !drop and !cap markers in tape syntax, whatever the
@@ -72,7 +79,9 @@ Examples:
    ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count,bytes=sum --step 1h -
    tgread --markers web                            what was late, dropped or capped
    tgread --plot --metric requests --step 1m web   a chart per status, a minute a column
-   tgread --format svg --metric bytes web > bytes.svg`
+   tgread --format svg --metric bytes web > bytes.svg
+   tgread --quantile 0.5,0.99 --step 1m web-a web-b  the fleet's median and p99 latency a minute
+   tgread --plot --quantile 0.5,0.99 --metric latency web   p50 and p99 over time`
 
 // App is tgread's command line, for its man page (docs/man).
 func App() *cli.App { return app(os.Stdout, os.Stderr, &settings{}) }
@@ -81,7 +90,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	a := command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--markers] [--by-tape] [--plot] [--width N] TALLYSTORE|TAPE|- ...",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] [--plot] [--width N] TALLYSTORE|TAPE|- ...",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -91,10 +100,11 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringFlag{Name: "from", Usage: "first bucket start, inclusive: RFC 3339 or relative to now (-1h)"},
 			&cli.StringFlag{Name: "to", Usage: "last bucket start, exclusive: RFC 3339 or relative to now (-10m)"},
 			&cli.DurationFlag{Name: "step", Usage: "roll buckets up to this step, aligned to the epoch (1m, 1h)"},
-			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max for tapes without a document (for --step)"},
+			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max|histogram for tapes without a document (for --step and --quantile)"},
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
+			&cli.StringSliceFlag{Name: "quantile", Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included (default: $COLUMNS, else the terminal's width, else 80)"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
@@ -112,7 +122,8 @@ type settings struct {
 	kindArgs map[string]doc.MetricKind
 	markers  bool
 	plot     bool
-	width    int // of a --plot chart
+	quantile []float64 // --quantile: show these of each histogram instead of the values
+	width    int       // of a --plot chart
 	names    []string
 	parsed   bool
 }
@@ -153,6 +164,13 @@ func (s *settings) parse(c *cli.Context) error {
 	if w, ok := terminalWidth(); ok && s.plot && !c.IsSet("width") { // neither --width nor COLUMNS
 		s.width = w
 	}
+	if s.quantile, err = parseQuantiles(c.StringSlice("quantile")); err != nil {
+		return command.Usage(err)
+	}
+	s.opt.Metrics = withHistogramSeries(s.opt.Metrics, s.kindArgs)
+	if len(s.quantile) > 0 && s.markers {
+		return command.Usage(errors.New("tgread: --quantile estimates from the values and --markers lists the markers instead of them; give one of the two"))
+	}
 	if s.plot && (c.IsSet("format") || s.markers) {
 		return command.Usage(errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot"))
 	}
@@ -187,7 +205,7 @@ func parseTime(v string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-10-10T13:55:30Z) nor a duration from now (-1h)", v)
 }
 
-var kindNames = map[string]doc.MetricKind{"count": doc.Count, "sum": doc.Sum, "min": doc.Min, "max": doc.Max}
+var kindNames = map[string]doc.MetricKind{"count": doc.Count, "sum": doc.Sum, "min": doc.Min, "max": doc.Max, "histogram": doc.Histogram}
 
 func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 	kinds := map[string]doc.MetricKind{}
@@ -195,7 +213,7 @@ func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 		name, k, _ := strings.Cut(a, "=")
 		kind, ok := kindNames[k]
 		if !ok || !tape.ValidMetric(name) {
-			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=count|sum|min|max", a)
+			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=count|sum|min|max|histogram", a)
 		}
 		kinds[name] = kind
 	}
@@ -241,6 +259,7 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 		return err
 	}
 	s.view.kinds = kinds
+	s.plotStep(srcs)
 	if err := s.view.checkStep(srcs); err != nil {
 		return command.Usage(err)
 	}
@@ -248,7 +267,19 @@ func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if len(s.quantile) > 0 {
+		read := len(rows)
+		if rows, err = quantileRows(rows, s.quantile, kinds); err != nil {
+			return err
+		}
+		if len(rows) == 0 && read > 0 {
+			fmt.Fprintln(stderr, "tgread: note: --quantile found no histogram among the series read: no NAME_bucket series with an le label (of a tally store, NAME must be a histogram of its document); select one with --metric NAME")
+		}
+	}
 	if s.plot {
+		if len(s.quantile) > 0 {
+			kinds = quantileKinds(rows, kinds)
+		}
 		writePlot(w, newChart(rows), s.width, kinds)
 		return nil
 	}
@@ -269,8 +300,13 @@ func (s *settings) knownMetrics(srcs []*source) error {
 		if src.kinds == nil {
 			return nil
 		}
-		for m := range src.kinds {
+		for m, k := range src.kinds {
 			defined[m] = true
+			if k == doc.Histogram {
+				for _, suffix := range doc.HistogramSuffixes {
+					defined[m+suffix] = true
+				}
+			}
 		}
 	}
 	for _, m := range s.opt.Metrics {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -181,7 +182,8 @@ func writeCSV(w *bufio.Writer, rows []*row, header bool) error {
 }
 
 // writeJSON writes one object a line:
-// {"time":"...","metric":"...","labels":{"k":"v"},"value":N}.
+// {"time":"...","metric":"...","labels":{"k":"v"},"value":N}, N null for a
+// NaN quantile.
 func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 	var b, shown []byte
 	for _, r := range rows {
@@ -200,11 +202,20 @@ func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 			b = appendJSONString(b, string(shown))
 		}
 		b = append(b, `},"value":`...)
-		b = tape.AppendValue(b, r.value)
+		b = appendJSONNumber(b, r.value)
 		b = append(b, "}\n"...)
 		w.Write(b)
 	}
 	return nil
+}
+
+// appendJSONNumber appends v, or null for a NaN (a quantile of buckets
+// that have none: histogram_quantile's NaN), which JSON has no number for.
+func appendJSONNumber(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	return tape.AppendValue(b, v)
 }
 
 // appendJSONString appends s, valid UTF-8, as a JSON string.
@@ -241,9 +252,11 @@ func writeTape(w *bufio.Writer, rows []*row, _ bool) error {
 	return nil
 }
 
-// writeOpenMetrics writes one gauge family a metric, its samples stamped
-// with the bucket start in seconds, then # EOF; promtool tsdb
-// create-blocks-from openmetrics backfills it. rows must be sorted by series.
+// writeOpenMetrics writes one gauge family a metric, and one histogram
+// family a histogram (its _bucket, _count and _sum series), its samples
+// stamped with the bucket start in seconds, then # EOF; promtool tsdb
+// create-blocks-from openmetrics backfills it. rows must be sorted by
+// series (bySeries).
 func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 	if err := oneSeriesTwice(rows); err != nil {
 		return err
@@ -251,10 +264,14 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 	var b []byte
 	for i, r := range rows {
 		b = b[:0]
-		if i == 0 || rows[i-1].metric != r.metric {
+		if i == 0 || rows[i-1].family() != r.family() {
 			b = append(b, "# TYPE "...)
-			b = append(b, r.metric...)
-			b = append(b, " gauge\n"...)
+			b = append(b, r.family()...)
+			if r.hist {
+				b = append(b, " histogram\n"...)
+			} else {
+				b = append(b, " gauge\n"...)
+			}
 		}
 		b = tape.AppendSeriesEscaped(b, r.metric, r.sorted, appendOpenMetricsValue)
 		b = append(b, ' ')

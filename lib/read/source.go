@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/doc"
@@ -51,6 +52,7 @@ func open(name string, stdin io.Reader, opt tape.Options, stderr io.Writer) (*so
 			return nil, err
 		}
 		src.tape = filepath.Join(name, "tape")
+		opt.Metrics = withHistogramSeries(opt.Metrics, src.kinds)
 	}
 	f, err := os.Open(src.tape)
 	if errors.Is(err, fs.ErrNotExist) && src.tape != name {
@@ -129,6 +131,24 @@ func (src *source) readDocument(path string) error {
 	}
 	src.width = d.Width
 	return nil
+}
+
+// withHistogramSeries adds to a --metric list the series of each histogram
+// it names (latency: latency_bucket, latency_sum, latency_count), which
+// are the names its lines have on the tape.
+func withHistogramSeries(metrics []string, kinds map[string]doc.MetricKind) []string {
+	out := metrics
+	for _, m := range metrics {
+		if kinds[m] != doc.Histogram {
+			continue
+		}
+		for _, suffix := range doc.HistogramSuffixes {
+			if !slices.Contains(out, m+suffix) {
+				out = append(slices.Clip(out), m+suffix)
+			}
+		}
+	}
+	return out
 }
 
 // report writes a differing duplicate to stderr, once per pair.

@@ -98,6 +98,9 @@ func (st *streamer) flush() error {
 		return err
 	}
 	slices.SortFunc(rows, byTime)
+	if rows, err = st.s.groupQuantiles(rows); err != nil {
+		return err
+	}
 	if err := formats[st.s.format](st.w, rows, st.header); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ type row struct {
 	sorted []tape.Label // by name: what tsv, csv, json and table show
 	value  float64
 	rank   int32 // the series' place in metric, then sorted-label, order (its index in rows' shows until rows ranks them)
+	hist   bool  // a _bucket, _sum or _count series of a histogram the kinds name
 }
 
 // view is the settings that turn resolved tapes into rows.
@@ -78,7 +80,7 @@ func (v *view) rows(srcs []*source) ([]*row, error) {
 				}
 			}
 			sh := shows[id]
-			slab = append(slab, row{start: k.start, metric: p.Series.Metric, labels: sh.labels, sorted: sh.sorted, value: p.Value, rank: id})
+			slab = append(slab, row{start: k.start, metric: p.Series.Metric, labels: sh.labels, sorted: sh.sorted, value: p.Value, rank: id, hist: sh.hist})
 			r := &slab[len(slab)-1]
 			if byKey != nil {
 				byKey[k] = r
@@ -117,6 +119,7 @@ type shown struct {
 	metric         string
 	labels, sorted []tape.Label
 	key            string // the series with sorted labels, in tape syntax
+	hist           bool   // a series of a histogram
 }
 
 func (v *view) show(src *source, s *tape.SeriesText) (*shown, error) {
@@ -128,7 +131,12 @@ func (v *view) show(src *source, s *tape.SeriesText) (*shown, error) {
 		labels = append(slices.Clip(labels), tape.Label{Name: "tape", Value: src.label()})
 	}
 	sorted := slices.SortedFunc(slices.Values(labels), func(a, b tape.Label) int { return strings.Compare(a.Name, b.Name) })
-	return &shown{s.Metric, labels, sorted, string(tape.AppendSeries(nil, s.Metric, sorted))}, nil
+	hist := false
+	if _, own := v.kinds[s.Metric]; !own {
+		base, _, ok := doc.HistogramOf(s.Metric)
+		hist = ok && v.kinds[base] == doc.Histogram
+	}
+	return &shown{s.Metric, labels, sorted, string(tape.AppendSeries(nil, s.Metric, sorted)), hist}, nil
 }
 
 // bucket is the --step bucket holding a start: steps are aligned to the
@@ -175,12 +183,25 @@ func (v *view) checkStep(srcs []*source) error {
 			}
 		}
 		for _, p := range src.res.Points {
-			if _, ok := v.kinds[p.Series.Metric]; !ok {
+			if _, ok := v.kindOf(p.Series.Metric); !ok {
 				return fmt.Errorf("tgread: --step needs the kind of metric %s, and %s has no document to say it; give it with --kind %s=count|sum|min|max", p.Series.Metric, src.tape, p.Series.Metric)
 			}
 		}
 	}
 	return nil
+}
+
+// kindOf returns the kind of a series' metric: its own, or for the
+// _bucket, _sum and _count series of a histogram a sum (they merge, and
+// roll up, by adding: the buckets of two tapes are the buckets of both).
+func (v *view) kindOf(metric string) (doc.MetricKind, bool) {
+	if k, ok := v.kinds[metric]; ok {
+		return k, true
+	}
+	if base, _, ok := doc.HistogramOf(metric); ok && v.kinds[base] == doc.Histogram {
+		return doc.Sum, true
+	}
+	return 0, false
 }
 
 // byTime orders rows by time, then metric, then labels: a table reads one
@@ -189,14 +210,62 @@ func byTime(a, b *row) int {
 	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rank, b.rank))
 }
 
-// bySeries orders rows by metric, then labels, then time: OpenMetrics wants
-// each family, and each series within it, contiguous.
+// bySeries orders rows by family (a histogram's name for its series, else
+// the metric), then metric, labels and time: OpenMetrics wants each
+// family, and each series within it, contiguous. A histogram's rows go by
+// label set (le aside), then time, so that each of its points is whole in
+// OpenMetrics's order: its buckets by le, then _count, then _sum.
 func bySeries(a, b *row) int {
-	return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.start, b.start))
+	if c := strings.Compare(a.family(), b.family()); c != 0 || !a.hist || !b.hist {
+		return cmp.Or(c, cmp.Compare(a.rank, b.rank), cmp.Compare(a.start, b.start))
+	}
+	return cmp.Or(compareLabels(withoutBound(a.sorted), withoutBound(b.sorted)), cmp.Compare(a.start, b.start),
+		cmp.Compare(histogramPart(a.metric), histogramPart(b.metric)),
+		compareValues(doc.BoundLabel, labelValue(a.sorted, doc.BoundLabel), labelValue(b.sorted, doc.BoundLabel)))
+}
+
+// withoutBound returns labels but le: a histogram's label set. It copies
+// only when there is an le to leave out.
+func withoutBound(labels []tape.Label) []tape.Label {
+	if !slices.ContainsFunc(labels, isBound) {
+		return labels
+	}
+	return slices.DeleteFunc(slices.Clone(labels), isBound)
+}
+
+// histogramPart is a histogram series' place in an OpenMetrics point:
+// _bucket, _count, _sum.
+func histogramPart(metric string) int {
+	_, suffix, _ := doc.HistogramOf(metric)
+	return map[string]int{doc.BucketSuffix: 0, doc.CountSuffix: 1, doc.SumSuffix: 2}[suffix]
+}
+
+// family is the OpenMetrics family of a row: its histogram's name, or its
+// metric.
+func (r *row) family() string {
+	if r.hist {
+		base, _, _ := doc.HistogramOf(r.metric)
+		return base
+	}
+	return r.metric
 }
 
 func compareLabels(a, b []tape.Label) int {
 	return slices.CompareFunc(a, b, func(x, y tape.Label) int {
-		return cmp.Or(strings.Compare(x.Name, y.Name), strings.Compare(x.Value, y.Value))
+		return cmp.Or(strings.Compare(x.Name, y.Name), compareValues(x.Name, x.Value, y.Value))
 	})
+}
+
+// compareValues orders two values of label name: a histogram's bounds and
+// quantiles by number (le="2.5" before le="10", +Inf last), all else, and
+// a bound that is not a number, as bytes.
+func compareValues(name, a, b string) int {
+	if a != b && (name == doc.BoundLabel || name == quantileLabel) {
+		x, errX := strconv.ParseFloat(a, 64)
+		y, errY := strconv.ParseFloat(b, 64)
+		if errX == nil && errY == nil && x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	return strings.Compare(a, b)
 }

@@ -12,14 +12,17 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-const description = `Writes N deterministic Apache combined log lines: the same flags give the
-same bytes. The benchmark script, the demo and the test scenarios make their
-logs with it.
+const description = `Writes N deterministic log lines: the same flags give the same bytes.
+Apache combined, or with --format apache-timed (combined + duration, vhost,
+X-Forwarded-For), nginx (combined + request and upstream times), json
+(Caddy-like) or logfmt. The benchmark script, the demo and the test
+scenarios make their logs with it.
 
 Examples:
    tgsynth --lines 20000 --output access.log                 20 000 lines at ~100/s of log time
    tgsynth --lines 1536 --rate 51.2 --steady --statuses 200  exactly 512 lines per 10 s window
-   tgsynth --lines 100000 --jitter 3s --malformed 0.01       out-of-order stamps, 1% bad lines`
+   tgsynth --lines 100000 --jitter 3s --malformed 0.01       out-of-order stamps, 1% bad lines
+   tgsynth --lines 20000 --format json --output caddy.log   JSON lines with durations`
 
 // Main runs the tgsynth command line on os.Args and returns its exit
 // status.
@@ -31,10 +34,10 @@ func Main() int {
 func App() *cli.App { return newApp(os.Stdout, os.Stderr) }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return command.Conventions(&cli.App{
+	app := command.Conventions(&cli.App{
 		Name:        "tgsynth",
-		Usage:       "write deterministic Apache combined log lines",
-		UsageText:   "tgsynth [--lines N] [--seed S] [--start RFC3339] [--rate R] [--steady] [--jitter D]\n           [--malformed F] [--paths P] [--statuses S,S...] [--output FILE]",
+		Usage:       "write deterministic log lines (Apache, nginx, JSON, logfmt)",
+		UsageText:   "tgsynth [--lines N] [--seed S] [--start RFC3339] [--rate R] [--steady] [--jitter D]\n           [--malformed F] [--paths P] [--statuses S,S...] [--format F] [--output FILE]",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -48,6 +51,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Float64Flag{Name: "malformed", Usage: "fraction of malformed lines"},
 			&cli.IntFlag{Name: "paths", Value: 200, Usage: "distinct path values"},
 			&cli.StringFlag{Name: "statuses", Usage: "comma-separated statuses to draw from uniformly (default: a realistic mix)"},
+			&cli.StringFlag{Name: "format", Value: "combined", Usage: "line format: combined, apache-timed, nginx, json or logfmt"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 		},
 		Action: func(c *cli.Context) error {
@@ -61,6 +65,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return Write(stdout, cfg)
 		},
 	})
+	return command.Choices(app, "format", "combined", "apache-timed", "nginx", "json", "logfmt")
 }
 
 // run runs the command line args (without the program's name).
@@ -76,7 +81,7 @@ func config(c *cli.Context) (Config, error) {
 		return Config{}, command.Usagef("tgsynth: unexpected argument %q; write lines to a file with --output FILE", c.Args().First())
 	}
 	cfg := Config{N: c.Int("lines"), Seed: c.Int64("seed"), Rate: c.Float64("rate"), Steady: c.Bool("steady"),
-		Jitter: c.Duration("jitter"), Malformed: c.Float64("malformed"), Paths: c.Int("paths")}
+		Jitter: c.Duration("jitter"), Malformed: c.Float64("malformed"), Paths: c.Int("paths"), Format: c.String("format")}
 	var err error
 	if cfg.Start, err = time.Parse(time.RFC3339, c.String("start")); err != nil {
 		return Config{}, command.Usagef("tgsynth: --start %q is not an RFC 3339 time like 2026-10-10T13:55:00Z", c.String("start"))

@@ -42,6 +42,11 @@ type Config struct {
 	Malformed float64 // fraction of malformed lines, in [0, 1]
 	Paths     int     // distinct path values, query strings included (default 200)
 	Statuses  []int   // when set, statuses are drawn uniformly from it
+	// Format is the line format: "" (or "combined") Apache combined, or one
+	// of the Format constants. The other formats carry durations with a
+	// long tail, fractional times where the format has them, and their
+	// formats' hard cases (escapes, absent fields, CRLF).
+	Format string
 }
 
 // DefaultStart is the log time of the first line when Config.Start is zero.
@@ -63,6 +68,7 @@ type Generator struct {
 	lastSec  int64
 	lastZone int
 	lastTime []byte
+	host     []byte // the other formats' host, reused
 }
 
 // New returns a Generator for c, with its defaults filled in.
@@ -88,6 +94,9 @@ func New(c Config) (*Generator, error) {
 	case c.Paths < 0:
 		return nil, fmt.Errorf("tgsynth: --paths %d is negative; give a number of distinct paths", c.Paths)
 	}
+	if err := checkFormat(c.Format); err != nil {
+		return nil, err
+	}
 	for _, s := range c.Statuses {
 		if s < 100 || s > 999 {
 			return nil, fmt.Errorf("tgsynth: status %d is not a three-digit HTTP status", s)
@@ -112,6 +121,9 @@ func (g *Generator) Malformed() int { return g.malformed }
 
 // Next appends one line, with its '\n', to b.
 func (g *Generator) Next(b []byte) []byte {
+	if f := g.c.Format; f != FormatCombined && f != "combined" {
+		return g.nextFormatted(b)
+	}
 	sec := g.advance()
 	if g.c.Malformed > 0 && g.rng.Float64() < g.c.Malformed {
 		g.malformed++

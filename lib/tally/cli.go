@@ -66,17 +66,19 @@ func App() *cli.App {
 		Usage: "bucket log entries by their own time into a tally store's tape",
 		UsageText: `tally --provision --doc NAME|PATH [--replace] DIR
    tally --run DIR                  (as feed's consumer: feed STORE... -- tally --run DIR)
-   tally --try --doc NAME|PATH [FILE...]
+   tally --try --doc NAME|PATH [--fields] [FILE...]
    tally --docs`,
 		Description: `Examples:
    tally --provision --doc apache-combined /var/lib/tally/web
    feed --cursor /var/lib/tally/web.cursor access.log -- tally --run /var/lib/tally/web
-   tally --try --doc apache-combined access.log | head`,
+   tally --try --doc apache-combined access.log | head
+   tally --try --fields --doc nginx-timed access.log | head -40   # what the format cuts, line by line`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "provision", Usage: "make a tally store in DIR from a document"},
 			&cli.BoolFlag{Name: "run", Usage: "consume feed's protocol on stdin into the tally store DIR"},
 			&cli.BoolFlag{Name: "try", Usage: "bucket raw lines of FILEs (or stdin) in memory and print the tape"},
 			&cli.BoolFlag{Name: "docs", Usage: "list the built-in documents"},
+			&cli.BoolFlag{Name: "fields", Usage: "with --try: print each line's fields as the document's format cuts them, or its !drop reason"},
 			&cli.StringFlag{Name: "doc", Usage: "a built-in document `NAME` or a document PATH"},
 			&cli.BoolFlag{Name: "replace", Usage: "with --provision: start a new tape, keeping the old one as tape.replaced.TIME"},
 		},
@@ -95,6 +97,9 @@ func action(c *cli.Context, note func(string, ...any)) error {
 	if modes != 1 {
 		return command.Usagef("tally: give exactly one of --provision, --run, --try, --docs; see tally --help")
 	}
+	if c.Bool("fields") && !c.Bool("try") {
+		return command.Usagef("tally: --fields goes with --try, e.g. tally --try --fields --doc apache-combined access.log; see tally --help")
+	}
 	args := c.Args().Slice()
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") && a != "-" {
@@ -108,6 +113,9 @@ func action(c *cli.Context, note func(string, ...any)) error {
 		d, err := needDoc(c)
 		if err != nil {
 			return err
+		}
+		if c.Bool("fields") {
+			return tryFields(d, args, os.Stdin, os.Stdout)
 		}
 		return try(d, args, os.Stdin, os.Stdout, note)
 	}
@@ -143,6 +151,9 @@ func listDocs() error {
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	for _, b := range doc.Builtins() {
 		fmt.Fprintf(w, "%s\t%s\n", b.Name, b.Summary)
+		if b.Server != "" {
+			fmt.Fprintf(w, "\t  server: %s\n", b.Server)
+		}
 	}
 	return w.Flush()
 }

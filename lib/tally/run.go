@@ -223,6 +223,9 @@ func (c *consumer) contiguous(st int, offset int64, line []byte) error {
 // reported: at once when the tape they rely on is already durable, else
 // by the syncer after its next fsync.
 func (c *consumer) flush() error {
+	for _, n := range c.roller.FormatNotes() {
+		c.note("%s", n)
+	}
 	out := c.roller.Take()
 	if err := c.tape.Write(out); err != nil {
 		return fmt.Errorf("%w; fix the disk, then run the same command again: nothing past the last durable record was reported", err)

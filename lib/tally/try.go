@@ -11,7 +11,9 @@ import (
 
 	"github.com/timbertally/timbertally/lib/bucket"
 	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/extract"
 	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/tape"
 )
 
 // try is tally --try: the extractor and the buckets over raw lines, in
@@ -51,6 +53,9 @@ func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note fun
 			note("%s ends with %d bytes and no newline: not yet an entry, left out", f, rest)
 		}
 		r.End(st)
+		for _, n := range r.FormatNotes() {
+			note("%s", n)
+		}
 	}
 	r.Complete()
 	out.Write(r.Take())
@@ -97,4 +102,59 @@ func tryStore(r *bucket.Roller, st int, in io.Reader, out *bufio.Writer) (int, e
 			return 0, err
 		}
 	}
+}
+
+// tryFields is tally --try --fields: per line of each file (or stdin),
+// each field's name and value as the extractor cut it, its number when it
+// is one, and the entry's time; or the !drop reason. Values are escaped as
+// tape label values are (\", \\, \n, \xHH for a byte that is not UTF-8),
+// so what is shown is what a by= label would hold.
+func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) error {
+	x, err := extract.New(d)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(stdout)
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	x.CutRequests()
+	names := d.Fields()
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	var e extract.Entry
+	for _, f := range files {
+		in := stdin
+		if f != "-" {
+			fh, err := os.Open(f)
+			if err != nil {
+				return err
+			}
+			defer fh.Close()
+			in = fh
+		}
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		for n := 1; sc.Scan(); n++ {
+			if reason := x.Extract(sc.Bytes(), &e); reason != "" {
+				fmt.Fprintf(out, "%s:%d !drop reason=%s\n", f, n, reason)
+				continue
+			}
+			fmt.Fprintf(out, "%s:%d time %s\n", f, n, tape.AppendTime(nil, e.Time))
+			for i, name := range names {
+				v := tape.AppendEscaped(nil, e.Fields[i])
+				if num, ok := e.Number(i); ok {
+					fmt.Fprintf(out, "  %-*s \"%s\" = %s\n", width, name, v, tape.AppendValue(nil, num))
+				} else {
+					fmt.Fprintf(out, "  %-*s \"%s\"\n", width, name, v)
+				}
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return out.Flush()
 }

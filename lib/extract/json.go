@@ -1,0 +1,462 @@
+package extract
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth is the deepest nesting a JSON line may have; a deeper one is
+// dropped (reason format) rather than read with an ever larger stack.
+const maxDepth = 256
+
+// keyNode is one step of the key paths a JSON document reads: a key (an
+// array index when it is digits) that is a field, a step to deeper keys,
+// or both.
+type keyNode struct {
+	key   []byte
+	index int // key as an array index, or -1
+	field int // index in Entry.Fields, or -1
+	kids  []*keyNode
+}
+
+// addPath adds the key path a.b.c of field to the tree under n.
+func (n *keyNode) addPath(path string, field int) {
+	for _, seg := range strings.Split(path, ".") {
+		var next *keyNode
+		for _, k := range n.kids {
+			if string(k.key) == seg {
+				next = k
+			}
+		}
+		if next == nil {
+			next = &keyNode{key: []byte(seg), index: -1, field: -1}
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && isDigits([]byte(seg)) {
+				next.index = i
+			}
+			n.kids = append(n.kids, next)
+		}
+		n = next
+	}
+	n.field = field
+}
+
+// kid returns the step for an object key, or nil.
+func (n *keyNode) kid(key []byte) *keyNode {
+	for _, k := range n.kids {
+		if bytes.Equal(k.key, key) {
+			return k
+		}
+	}
+	return nil
+}
+
+// element returns the step for an array index, or nil.
+func (n *keyNode) element(i int) *keyNode {
+	for _, k := range n.kids {
+		if k.index == i {
+			return k
+		}
+	}
+	return nil
+}
+
+// json reads one JSON object: every field its key path reaches, strings
+// unescaped (into x.scratch when they hold escapes), numbers and true and
+// false as written, null and absent keys empty; objects and arrays as
+// their JSON text. The line must be one object and nothing else.
+func (x *Extractor) json(line []byte, e *Entry) string {
+	for i := range e.Fields {
+		e.Fields[i] = line[:0]
+	}
+	x.scratch = x.scratch[:0]
+	i := skipWS(line, 0)
+	if i == len(line) || line[i] != '{' {
+		return ReasonFormat
+	}
+	i, ok := x.object(line, i, x.keys, e, 0)
+	if !ok || skipWS(line, i) != len(line) {
+		return ReasonFormat
+	}
+	return ""
+}
+
+// object reads the object at b[i] ('{'), reading the keys n leads to and
+// skipping the rest; it returns the index after its '}'.
+func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	if i = skipWS(b, i+1); i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, false
+		}
+		s, q, esc, ok := scanString(b, i)
+		if !ok {
+			return 0, false
+		}
+		key := b[s:q]
+		if esc {
+			mark := len(x.scratch)
+			if x.scratch, ok = unescape(x.scratch, key); !ok {
+				return 0, false
+			}
+			key = x.scratch[mark:]
+			x.scratch = x.scratch[:mark] // the key is compared, never kept
+		}
+		kid := n.kid(key)
+		if i = skipWS(b, q+1); i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		i = skipWS(b, i+1)
+		if kid != nil {
+			i, ok = x.value(b, i, kid, e, depth+1)
+		} else {
+			i, ok = skipValue(b, i, depth+1)
+		}
+		if !ok {
+			return 0, false
+		}
+		if i = skipWS(b, i); i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// array reads the array at b[i] ('['), reading the elements n's index
+// steps lead to.
+func (x *Extractor) array(b []byte, i int, n *keyNode, e *Entry, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	if i = skipWS(b, i+1); i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	var ok bool
+	for k := 0; ; k++ {
+		if kid := n.element(k); kid != nil {
+			i, ok = x.value(b, i, kid, e, depth+1)
+		} else {
+			i, ok = skipValue(b, i, depth+1)
+		}
+		if !ok {
+			return 0, false
+		}
+		if i = skipWS(b, i); i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// value reads the value at b[i] for step n: a field's value, deeper keys,
+// or both (an object that is a field is also its JSON text).
+func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	start := i
+	var end int
+	var ok bool
+	switch c := b[i]; {
+	case c == '"' && n.field >= 0:
+		s, q, esc, ok := scanString(b, i)
+		if !ok {
+			return 0, false
+		}
+		v := b[s:q]
+		if esc {
+			mark := len(x.scratch)
+			if x.scratch, ok = unescape(x.scratch, v); !ok {
+				return 0, false
+			}
+			v = x.scratch[mark:]
+		}
+		e.Fields[n.field] = v
+		return q + 1, true
+	case c == '{' && len(n.kids) > 0:
+		end, ok = x.object(b, i, n, e, depth)
+	case c == '[' && len(n.kids) > 0:
+		end, ok = x.array(b, i, n, e, depth)
+	default:
+		end, ok = skipValue(b, i, depth)
+	}
+	if !ok || n.field < 0 {
+		return end, ok
+	}
+	v := b[start:end]
+	switch v[0] {
+	case 'n':
+		v = v[:0] // null: as absent
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if bytes.IndexAny(v, "eE") >= 0 {
+			f, err := strconv.ParseFloat(string(v), 64)
+			num := err == nil && f < maxNumber && f > -maxNumber
+			if !num {
+				f = 0
+			}
+			e.known(n.field, f+0, num) // +0: no negative zero
+		}
+	}
+	e.Fields[n.field] = v
+	return end, true
+}
+
+// skipValue returns the index after the JSON value at b[i], checking its
+// grammar.
+func skipValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) || depth > maxDepth {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		s, q, esc, ok := scanString(b, i)
+		if esc && ok {
+			ok = validEscapes(b[s:q])
+		}
+		return q + 1, ok
+	case '{':
+		return skipContainer(b, i, depth, '}', true)
+	case '[':
+		return skipContainer(b, i, depth, ']', false)
+	case 't':
+		return literal(b, i, "true")
+	case 'f':
+		return literal(b, i, "false")
+	case 'n':
+		return literal(b, i, "null")
+	}
+	return scanNumber(b, i)
+}
+
+// skipContainer skips an object (keyed) or an array starting at b[i].
+func skipContainer(b []byte, i, depth int, close byte, keyed bool) (int, bool) {
+	if i = skipWS(b, i+1); i < len(b) && b[i] == close {
+		return i + 1, true
+	}
+	var ok bool
+	for {
+		if keyed {
+			if i >= len(b) || b[i] != '"' {
+				return 0, false
+			}
+			_, q, _, ok := scanString(b, i)
+			if !ok {
+				return 0, false
+			}
+			if i = skipWS(b, q+1); i >= len(b) || b[i] != ':' {
+				return 0, false
+			}
+			i = skipWS(b, i+1)
+		}
+		if i, ok = skipValue(b, i, depth+1); !ok {
+			return 0, false
+		}
+		if i = skipWS(b, i); i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case close:
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func literal(b []byte, i int, word string) (int, bool) {
+	if len(b)-i >= len(word) && string(b[i:i+len(word)]) == word {
+		return i + len(word), true
+	}
+	return 0, false
+}
+
+// scanNumber checks -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at b[i].
+func scanNumber(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digitsFrom(b, i)
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digitsFrom(b, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digitsFrom(b, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func digitsFrom(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanString finds the string at b[i] ('"'): its content is b[s:q], q
+// the closing quote; esc says whether it holds a backslash.
+func scanString(b []byte, i int) (s, q int, esc, ok bool) {
+	s = i + 1
+	for from := s; ; {
+		j := bytes.IndexByte(b[from:], '"')
+		if j < 0 {
+			return 0, 0, false, false
+		}
+		q = from + j
+		if backslashesBefore(b[s:q])%2 == 0 {
+			return s, q, bytes.IndexByte(b[s:q], '\\') >= 0, true
+		}
+		from = q + 1
+	}
+}
+
+// validEscapes reports whether every escape of a JSON string's content
+// is one unescape reads.
+func validEscapes(s []byte) bool {
+	for {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			return true
+		}
+		if s = s[i:]; len(s) < 2 || strings.IndexByte(`"\\/bfnrtu`, s[1]) < 0 {
+			return false
+		}
+		if s[1] == 'u' {
+			if _, ok := hex4(s); !ok {
+				return false
+			}
+		}
+		s = s[2:]
+	}
+}
+
+// unescape appends the JSON string content s to dst with its escapes
+// undone: \" \\ \/ \b \f \n \r \t and \uXXXX, a surrogate pair as its one
+// character and a lone surrogate as U+FFFD (as Go's encoding/json does).
+// Other bytes, invalid UTF-8 included, are kept as they are.
+func unescape(dst, s []byte) ([]byte, bool) {
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			return append(dst, s...), true
+		}
+		dst = append(dst, s[:i]...)
+		s = s[i:]
+		if len(s) < 2 {
+			return dst, false
+		}
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, n := unicodeEscape(s)
+			if n == 0 {
+				return dst, false
+			}
+			dst = utf8.AppendRune(dst, r)
+			s = s[n:]
+			continue
+		default:
+			return dst, false
+		}
+		s = s[2:]
+	}
+	return dst, true
+}
+
+// unicodeEscape reads \uXXXX (and a low surrogate's \uXXXX after a high
+// one) at the start of s: the rune and the bytes read, 0 when malformed.
+func unicodeEscape(s []byte) (rune, int) {
+	r, ok := hex4(s)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex4(s[6:]); ok && r < 0xdc00 {
+			if c := utf16.DecodeRune(r, r2); c != utf8.RuneError {
+				return c, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
+}
+
+// hex4 reads \uXXXX at the start of s.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case isDigit(c):
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

@@ -1,0 +1,180 @@
+package extract
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	jsonDoc    = "format json method=request.method ua=request.headers.User-Agent.0\ntime ts layout=unix\nwindow 10s\nmetric r count by=status,method\nmetric d sum=duration by=ua\n"
+	jsonLine   = `{"level":"info","ts":1791640536.5241024,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"203.0.113.195","proto":"HTTP/2.0","method":"GET","host":"example.com","uri":"/static/js/app.min.js?v=20261010","headers":{"User-Agent":["Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"],"Accept":["*/*"]}},"duration":0.000812,"size":48213,"status":200}`
+	logfmtDoc  = "format logfmt\ntime ts layout=rfc3339\nwindow 10s\nmetric r count by=status,method\nmetric d sum=duration by=path\n"
+	logfmtLine = `ts=2026-10-10T13:55:36.524Z level=info msg="handled request" method=GET path="/static/js/app.min.js?v=20261010" status=200 size=48213 duration=0.000812 ua="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"`
+)
+
+func TestJSONReadsKeyPathsAndUnescapesStrings(t *testing.T) {
+	x := newExtractor(t, jsonDoc)
+	for _, c := range []struct {
+		line string
+		want map[string]string
+	}{
+		{jsonLine, map[string]string{"status": "200", "method": "GET", "duration": "0.000812",
+			"ua": "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"}},
+		{`{"ts":1791640536,"status":"4\u0030\u0034","request":{"method":"G\"E\\T","headers":{"User-Agent":["caf\u00e9 \ud83d\ude00 \ud800"]}}}`,
+			map[string]string{"status": "404", "method": `G"E\T`, "ua": "café 😀 \uFFFD", "duration": ""}},
+		{"{\"ts\":1791640536, \"status\":null, \"request\":{\"method\":\"\xff\xfe\"}, \"duration\":2.5e-3}",
+			map[string]string{"status": "", "method": "\xff\xfe", "ua": "", "duration": "2.5e-3"}},
+		{`{"ts":1791640536,"request":{"method":"A","headers":{"User-Agent":"not an array"}},"status":{"code":5}}`,
+			map[string]string{"status": `{"code":5}`, "method": "A", "ua": ""}},
+		{`{"status":500,"status":501,"ts":1791640536,"request":[1,2]}`, map[string]string{"status": "501", "method": ""}},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Errorf("Extract(%s) = %q", c.line, r)
+			continue
+		}
+		for k, v := range c.want {
+			if got := string(e.Fields[x.Field(k)]); got != v {
+				t.Errorf("%s: %s = %q, want %q", c.line, k, got, v)
+			}
+		}
+	}
+	var e Entry
+	x.Extract([]byte(`{"ts":1791640536,"duration":2.5e-3}`), &e)
+	if d, ok := e.Number(x.Field("duration")); !ok || d != 0.0025 {
+		t.Errorf("an exponent's number: %v, %v", d, ok)
+	}
+	if x.Extract([]byte(jsonLine), &e); e.Time != time.Date(2026, 10, 10, 13, 55, 36, 524102400, time.UTC).UnixNano() {
+		t.Errorf("Caddy's fractional ts read as %v", time.Unix(0, e.Time).UTC())
+	}
+}
+
+func TestJSONDropsWhatIsNotOneObject(t *testing.T) {
+	x := newExtractor(t, jsonDoc)
+	for _, line := range []string{
+		``, `[1]`, `"ts"`, `{"ts":1791640536`, `{"ts":1791640536}x`, `{"ts":1791640536}{}`, `{"ts":01}`,
+		`{"ts":1791640536,"a":[1 2]}`, `{"ts":1791640536,"a":tru}`, `{"ts":1791640536,"a":"\q"}`,
+		`{"ts":1791640536,"request":{"method":"\u12"}}`, `{ts:1}`, `{"ts":1791640536,}`,
+		jsonLine[:len(jsonLine)/2], `Dec  1 21:14:10 host sshd[1]: Accepted publickey`,
+	} {
+		var e Entry
+		if r := x.Extract([]byte(line), &e); r != ReasonFormat {
+			t.Errorf("Extract(%s) = %q, want %q", line, r, ReasonFormat)
+		}
+	}
+	var e Entry
+	if r := x.Extract([]byte(`{"status":200}`), &e); r != ReasonTime {
+		t.Errorf("a line without its time key: %q, want %q", r, ReasonTime)
+	}
+}
+
+func TestLogfmtReadsGoLogfmtsGrammar(t *testing.T) {
+	x := newExtractor(t, logfmtDoc)
+	for _, c := range []struct {
+		line string
+		want map[string]string
+	}{
+		{logfmtLine, map[string]string{"status": "200", "method": "GET", "duration": "0.000812", "path": "/static/js/app.min.js?v=20261010"}},
+		{`ts=2026-10-10T13:55:36Z method="P\"O\\ST \u00e9" status path= duration=`, map[string]string{"status": "", "method": `P"O\ST é`, "path": ""}},
+		{"ts=2026-10-10T13:55:36Z\tmethod=\xff status=1 status=2", map[string]string{"status": "2", "method": "\xff"}},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Errorf("Extract(%s) = %q", c.line, r)
+			continue
+		}
+		for k, v := range c.want {
+			if got := string(e.Fields[x.Field(k)]); got != v {
+				t.Errorf("%s: %s = %q, want %q", c.line, k, got, v)
+			}
+		}
+	}
+	for _, line := range []string{`ts=2026-10-10T13:55:36Z a=b=c`, `ts=2026-10-10T13:55:36Z a="b`, `ts=2026-10-10T13:55:36Z a="b"c`,
+		`ts=2026-10-10T13:55:36Z =x`, `ts=2026-10-10T13:55:36Z a"b=c`, `ts=2026-10-10T13:55:36Z a="\x"`} {
+		var e Entry
+		if r := x.Extract([]byte(line), &e); r != ReasonFormat {
+			t.Errorf("Extract(%s) = %q, want %q", line, r, ReasonFormat)
+		}
+	}
+}
+
+// FuzzJSON checks the contract, and that a line encoding/json reads as
+// one object with string keys is never refused as a format error, its
+// top-level strings read alike.
+func FuzzJSON(f *testing.F) {
+	f.Add([]byte(jsonLine))
+	f.Add([]byte(`{"ts":1791640536,"status":"4\u0030\u0034","request":{"method":"G\"E\\T","headers":{"User-Agent":["caf\u00e9 \ud83d\ude00"]}}}`))
+	f.Add([]byte("{\"ts\":1,\"status\":null,\"duration\":2.5e-3,\"x\":[[[{}]]]}\r"))
+	x := newExtractor(f, "format json\ntime ts layout=unix\nwindow 1s\nmetric r count by=status\nmetric s sum=a.b.0\n")
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkAnyExtract(t, x, line)
+		var m map[string]any
+		if !utf8.Valid(line) || json.Unmarshal(line, &m) != nil || m == nil {
+			return
+		}
+		var e Entry
+		r := x.Extract(line, &e)
+		if r == ReasonFormat {
+			t.Fatalf("Extract(%q) refused an object encoding/json reads", line)
+		}
+		if s, ok := m["status"].(string); ok && r == "" && string(e.Fields[x.Field("status")]) != s {
+			t.Fatalf("Extract(%q): status %q, encoding/json %q", line, e.Fields[x.Field("status")], s)
+		}
+	})
+}
+
+func FuzzLogfmt(f *testing.F) {
+	f.Add([]byte(logfmtLine))
+	f.Add([]byte(`ts=2026-10-10T13:55:36Z method="P\"O\\ST \u00e9" status path= duration=`))
+	x := newExtractor(f, logfmtDoc)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkAnyExtract(t, x, line)
+	})
+}
+
+func FuzzApacheLogFormat(f *testing.F) {
+	f.Add([]byte(`h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 12 www "1.2.3.4"`))
+	f.Add([]byte(`2001:db8::1 - - [10/Oct/2026:13:55:36 +0530] "POST /api?q=\"x\" HTTP/2.0" 201 - "-" "curl/8" 1234567 www.example.com "-"`))
+	x := newExtractor(f, apacheDurationLF)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkAnyExtract(t, x, line)
+	})
+}
+
+func FuzzNginxLogFormat(f *testing.F) {
+	f.Add([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 502 0 "-" "-" 0.015 0.012, - : 0.100`))
+	f.Add([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "a\x22b\x5C" 0.015 0.012`))
+	x := newExtractor(f, nginxLF)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkAnyExtract(t, x, line)
+	})
+}
+
+// checkAnyExtract checks the contract of every format: a reason word, or
+// every field set, each part of the line, of the extractor's buffer of
+// unescaped strings, or "-"; and the same outcome twice over.
+func checkAnyExtract(t *testing.T, x *Extractor, line []byte) {
+	var e Entry
+	r := x.Extract(line, &e)
+	if r != "" {
+		if !isReason(r) {
+			t.Fatalf("Extract(%q) = reason %q, not a word", line, r)
+		}
+		return
+	}
+	if len(e.Fields) != x.NumFields() {
+		t.Fatalf("Extract(%q) set %d fields, want %d", line, len(e.Fields), x.NumFields())
+	}
+	for i, f := range e.Fields {
+		if !within(f, line) && !within(f, dash) && !within(f, x.scratch) {
+			t.Fatalf("Extract(%q): field %s = %q is not part of the line", line, x.names[i], f)
+		}
+		e.Number(i)
+	}
+	var again Entry
+	if r2 := x.Extract(line, &again); r2 != r || again.Time != e.Time {
+		t.Fatalf("Extract(%q) twice: %q then %q", line, r, r2)
+	}
+}

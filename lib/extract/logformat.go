@@ -1,0 +1,318 @@
+package extract
+
+import (
+	"bytes"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+// cut is one compiled LogFormat part: where its field goes and how it
+// ends.
+type cut struct {
+	field int // index in Entry.Fields; a request's parts follow it
+	kind  doc.FieldKind
+	how   int  // how the field's end is found: one of the how constants
+	end   byte // the literal's first byte, which ends the field
+	tail  []byte
+	skip  int // occurrences of end inside the field
+}
+
+// How a cut finds its field's end.
+const (
+	howShort  = iota // a short token: a plain loop to end
+	howLong          // a long field (a time): bytes.IndexByte
+	howQuoted        // the first '"' no backslash escapes
+	howList          // an nginx upstream list
+	howLast          // the line's end
+	howStatus        // three digits then end, mostly: checked as found
+	howSize          // digits then end, mostly: read as found
+)
+
+// logFormat is a compiled Apache LogFormat or nginx log_format.
+type logFormat struct {
+	prefix []byte
+	cuts   []cut
+}
+
+func compileLogFormat(l *doc.LogFormat) *logFormat {
+	c := &logFormat{prefix: []byte(l.Prefix)}
+	field := 0
+	for _, p := range l.Parts {
+		k := cut{field: field, kind: p.Kind, skip: p.Skip, how: howShort}
+		switch {
+		case p.Lit == "":
+			k.how = howLast
+		case p.Quoted:
+			k.how = howQuoted
+		case p.Kind == doc.List:
+			k.how = howList
+		case p.Kind == doc.Stamp || p.Kind == doc.Request || len(c.cuts) == 0:
+			k.how = howLong // a time, a request or an address: IndexByte pays
+		case p.Kind == doc.Status && p.Skip == 0:
+			k.how = howStatus
+		case p.Kind == doc.Size && p.Skip == 0:
+			k.how = howSize
+		}
+		if p.Lit != "" {
+			k.end, k.tail = p.Lit[0], []byte(p.Lit[1:])
+		}
+		c.cuts = append(c.cuts, k)
+		field++
+		if p.Kind == doc.Request {
+			field += 3
+		}
+	}
+	return c
+}
+
+// logFormat cuts line as a compiled LogFormat says: the prefix, then each
+// field up to its literal (a quoted field up to its first unescaped '"'),
+// and nothing after the last literal.
+func (x *Extractor) logFormat(line []byte, e *Entry) string {
+	lf := x.lf
+	if !bytes.HasPrefix(line, lf.prefix) {
+		return ReasonFormat
+	}
+	rest := line[len(lf.prefix):]
+	f := e.Fields
+	for i := range lf.cuts {
+		c := &lf.cuts[i]
+		j := -1
+		switch c.how {
+		case howShort:
+			if len(rest) >= 2 && rest[0] == '-' && rest[1] == c.end {
+				j = 1 // "-", nearly always for ident and user: no loop
+				break
+			}
+			j = shortEnd(rest, c.end, c.skip)
+		case howStatus:
+			if len(rest) > 3 && rest[3] == c.end && isStatus(rest[:3]) {
+				f[c.field], rest = rest[:3], rest[4:]
+				if x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
+			j = shortEnd(rest, c.end, 0)
+		case howSize:
+			if n, m := digitsTo(rest, c.end); n > 0 {
+				f[c.field], rest = rest[:n], rest[n+1:]
+				e.known(c.field, float64(m), true)
+				if x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
+			j = shortEnd(rest, c.end, 0)
+		case howLong:
+			j = longEnd(rest, c.end, c.skip)
+		case howQuoted:
+			j = quotedEnd(rest)
+		case howList:
+			j = listEnd(rest, c.end)
+		case howLast:
+			j = len(rest)
+		}
+		if j < 0 {
+			return x.cutShort(c, rest, e)
+		}
+		v := rest[:j]
+		if c.how != howLast {
+			if rest = rest[j+1:]; !x.tail(c, &rest) {
+				return ReasonFormat
+			}
+		} else {
+			rest = rest[j:]
+		}
+		f[c.field] = v
+		if c.kind != doc.Text {
+			if reason := x.check(c, v, e); reason != "" {
+				return reason
+			}
+		}
+	}
+	if len(rest) != 0 {
+		return ReasonFormat
+	}
+	return ""
+}
+
+// tail consumes the rest of c's literal after its first byte from *rest,
+// and reports whether it was there.
+func (x *Extractor) tail(c *cut, rest *[]byte) bool {
+	r := *rest
+	if len(r) < len(c.tail) {
+		return false
+	}
+	for k, b := range c.tail {
+		if r[k] != b {
+			return false
+		}
+	}
+	*rest = r[len(c.tail):]
+	return true
+}
+
+// digitsTo is digitsToSpace for any end byte.
+func digitsTo(b []byte, end byte) (int, uint64) {
+	var m uint64
+	for i, c := range b {
+		switch {
+		case c == end:
+			return i, m
+		case !isDigit(c) || i == exactDigits:
+			return 0, 0
+		}
+		m = m*10 + uint64(c-'0')
+	}
+	return 0, 0
+}
+
+// shortEnd returns the index of the first end byte of b after skip
+// others, or -1. Fields are mostly short tokens ("-", a status), so a
+// plain loop beats bytes.IndexByte's setup.
+func shortEnd(b []byte, end byte, skip int) int {
+	for i, c := range b {
+		if c == end {
+			if skip == 0 {
+				return i
+			}
+			skip--
+		}
+	}
+	return -1
+}
+
+// longEnd is shortEnd for a long field.
+func longEnd(b []byte, end byte, skip int) int {
+	at := 0
+	for {
+		i := bytes.IndexByte(b[at:], end)
+		if i < 0 {
+			return -1
+		}
+		if skip == 0 {
+			return at + i
+		}
+		skip--
+		at += i + 1
+	}
+}
+
+// quotedEnd returns the index of b's first '"' not escaped by a backslash
+// (Apache writes \" and \\, nginx's escape=json \" and \\), or -1.
+func quotedEnd(b []byte) int {
+	if len(b) >= 2 && b[0] == '-' && b[1] == '"' {
+		return 1 // "-": no search
+	}
+	for from := 0; ; {
+		i := bytes.IndexByte(b[from:], '"')
+		if i < 0 {
+			return -1
+		}
+		q := from + i
+		if backslashesBefore(b[:q])%2 == 0 {
+			return q
+		}
+		from = q + 1
+	}
+}
+
+// listEnd returns the index of the end byte that ends an nginx upstream
+// list, or -1: a space that follows a ',' or is part of " : " belongs to
+// the list.
+func listEnd(b []byte, end byte) int {
+	for i := 0; i < len(b); i++ {
+		if b[i] != end {
+			continue
+		}
+		if end == ' ' {
+			if i > 0 && b[i-1] == ',' {
+				continue // "a, b"
+			}
+			if i+2 < len(b) && b[i+1] == ':' && b[i+2] == ' ' {
+				i += 2 // "a : b"
+				continue
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// cutShort is the reason for a line that ends inside field c: the field's
+// own check first (as the built-in formats report a line that ends at a
+// bad status as status), else format.
+func (x *Extractor) cutShort(c *cut, rest []byte, e *Entry) string {
+	if c.kind == doc.Request {
+		return ReasonFormat
+	}
+	if reason := x.check(c, rest, e); reason != "" {
+		return reason
+	}
+	return ReasonFormat
+}
+
+// check validates a field of a checked kind and records the number it is
+// read as, so that a metric does not read it again.
+func (x *Extractor) check(c *cut, v []byte, e *Entry) string {
+	switch c.kind {
+	case doc.Status:
+		if !isStatus(v) {
+			return ReasonStatus
+		}
+	case doc.Size:
+		n, isNum, valid := bytesField(v)
+		if !valid {
+			return ReasonBytes
+		}
+		e.known(c.field, n, isNum)
+	case doc.Numeric:
+		if n, ok := number(v); ok {
+			e.known(c.field, n, true)
+		} else if len(v) != 1 || v[0] != '-' {
+			return ReasonNumber
+		}
+	case doc.List:
+		n, ok, valid := listSum(v)
+		if !valid {
+			return ReasonNumber
+		}
+		e.known(c.field, n, ok)
+	case doc.Request:
+		f := e.Fields
+		if x.request {
+			f[c.field+1], f[c.field+2], f[c.field+3] = cutRequest(v)
+		} else {
+			f[c.field+1], f[c.field+2], f[c.field+3] = dash, dash, dash
+		}
+	}
+	return ""
+}
+
+// listSum reads an nginx upstream list ("0.012, 0.003 : 0.100", "-"): its
+// number is the sum of its numbers (the time spent over every upstream
+// tried), "-" elements left out; ok is false when no element is a number.
+// valid is false when an element is neither.
+func listSum(b []byte) (sum float64, ok, valid bool) {
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != ',' && b[i] != ' ' {
+			i++
+		}
+		elem := b[:i]
+		for i < len(b) && (b[i] == ',' || b[i] == ' ' || b[i] == ':') {
+			i++
+		}
+		b = b[i:]
+		if len(elem) == 1 && elem[0] == '-' {
+			continue
+		}
+		v, isNum := number(elem)
+		if !isNum {
+			return 0, false, false
+		}
+		sum, ok = sum+v, true
+	}
+	return sum, ok, true
+}

@@ -1,0 +1,214 @@
+package extract
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+const (
+	apacheCombinedLF = `format apache "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\""` + "\nwindow 10s\nmetric r count by=status\nmetric b sum=bytes by=status\n"
+	apacheDurationLF = `format apache "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\" %D %v \"%{X-Forwarded-For}i\""` + "\nwindow 10s\nmetric r count by=status,vhost\nmetric d sum=duration_us\n"
+	nginxLF          = `format nginx '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time $upstream_response_time'` + "\nwindow 10s\nmetric r count by=method\nmetric t sum=upstream_response_time\n"
+)
+
+// A LogFormat of Apache's combined layout cuts every line as the
+// hand-written built-in does: same fields, same drops, same reasons.
+func TestTheCombinedLogFormatCutsLinesAsTheBuiltinDoes(t *testing.T) {
+	lf := newExtractor(t, strings.Replace(apacheCombinedLF, "by=status\n", "by=method,path,proto\n", 1))
+	builtin := newExtractor(t, combinedDoc)
+	lines := []string{goodLine,
+		`::1 - - [29/Feb/2000:23:59:59 +1400] "GET /a\"b HTTP/1.1" 200 - "\\" "x"` + "\r",
+		`h - - [10/Oct/2000:13:55:36 -0700] "-" 400 0 "-" "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 2000 5 "-" "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 x5 "-" "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "-" extra`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-"`,
+		`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1`,
+		`h - - [32/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "-"`,
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 { // cut lines at random places, as a torn write would
+		l := goodLine
+		lines = append(lines, l[:r.IntN(len(l))])
+	}
+	for _, line := range lines {
+		var a, b Entry
+		ra, rb := lf.Extract([]byte(line), &a), builtin.Extract([]byte(line), &b)
+		if ra != rb {
+			t.Fatalf("%q: LogFormat %q, built-in %q", line, ra, rb)
+		}
+		if ra != "" {
+			continue
+		}
+		for i, name := range builtin.names {
+			if got, want := a.Fields[lf.Field(name)], b.Fields[i]; !bytes.Equal(got, want) {
+				t.Errorf("%q: %s = %q, built-in %q", line, name, got, want)
+			}
+		}
+		if a.Time != b.Time {
+			t.Errorf("%q: time %d, built-in %d", line, a.Time, b.Time)
+		}
+	}
+}
+
+func TestApacheLogFormatNamesEachDirectivesField(t *testing.T) {
+	x := newExtractor(t, apacheDurationLF)
+	line := `2001:db8::1 - - [10/Oct/2026:13:55:36 +0530] "POST /api?q=\"x\" HTTP/2.0" 201 - "-" "curl/8" 1234567 www.example.com "-"`
+	var e Entry
+	if r := x.Extract([]byte(line), &e); r != "" {
+		t.Fatalf("Extract = %q", r)
+	}
+	want := map[string]string{"host": "2001:db8::1", "request": `POST /api?q=\"x\" HTTP/2.0`, "status": "201",
+		"bytes": "-", "agent": "curl/8", "duration_us": "1234567", "vhost": "www.example.com", "x_forwarded_for": "-"}
+	for k, v := range want {
+		if i := x.Field(k); i < 0 || string(e.Fields[i]) != v {
+			t.Errorf("%s = %q, want %q (fields %v)", k, e.Fields[max(i, 0)], v, x.names)
+		}
+	}
+	if d, ok := e.Number(x.Field("duration_us")); !ok || d != 1234567 {
+		t.Errorf("duration_us = %v, %v", d, ok)
+	}
+	if want := time.Date(2026, 10, 10, 8, 25, 36, 0, time.UTC).UnixNano(); e.Time != want {
+		t.Errorf("time = %v", time.Unix(0, e.Time).UTC())
+	}
+	for _, bad := range []string{
+		`h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 12x www "-"`,
+		`h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 12 www`,
+	} {
+		if r := x.Extract([]byte(bad), &e); r == "" {
+			t.Errorf("Extract(%q) took a bad line", bad)
+		}
+	}
+}
+
+func TestApacheTimeFormatsAndUnits(t *testing.T) {
+	for _, c := range []struct{ format, line string }{
+		{`%{%Y-%m-%d %H:%M:%S %z}t %>s`, `2026-10-10 15:55:36 +0200 200`},
+		{`%{sec}t %>s`, `1791640536 200`},
+		{`%{msec}t %>s`, `1791640536000 200`},
+		{`%{usec}t %>s`, `1791640536000000 200`},
+		{`[%{%d/%b/%Y:%H:%M:%S %z}t] %s`, `[10/Oct/2026:13:55:36 +0000] 200`},
+	} {
+		x := newExtractor(t, "format apache \""+c.format+"\"\nwindow 1s\nmetric r count by=status\n")
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Errorf("%s: Extract(%q) = %q", c.format, c.line, r)
+			continue
+		}
+		if want := time.Date(2026, 10, 10, 13, 55, 36, 0, time.UTC).UnixNano(); e.Time != want {
+			t.Errorf("%s: time = %v", c.format, time.Unix(0, e.Time).UTC())
+		}
+	}
+}
+
+func TestNginxLogFormatReadsUpstreamListsAndEscapes(t *testing.T) {
+	x := newExtractor(t, nginxLF)
+	for _, c := range []struct {
+		line     string
+		upstream float64
+		isNum    bool
+		agent    string
+	}{
+		{`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "a\x22b\x5C" 0.015 0.012`, 0.012, true, `a\x22b\x5C`},
+		{`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 502 0 "-" "-" 0.015 0.012, 0.003`, 0.015, true, "-"},
+		{`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 502 0 "-" "-" 0.015 0.012, - : 0.100`, 0.112, true, "-"},
+		{`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 0 "-" "-" 0.000 -`, 0, false, "-"},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Errorf("Extract(%q) = %q", c.line, r)
+			continue
+		}
+		v, ok := e.Number(x.Field("upstream_response_time"))
+		if ok != c.isNum || (v-c.upstream) > 1e-9 || (c.upstream-v) > 1e-9 {
+			t.Errorf("%q: upstream = %v, %v; want %v, %v", c.line, v, ok, c.upstream, c.isNum)
+		}
+		if got := string(e.Fields[x.Field("http_user_agent")]); got != c.agent {
+			t.Errorf("agent = %q, want %q", got, c.agent)
+		}
+	}
+	var e Entry
+	if r := x.Extract([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "-" 0.015 0.01x`), &e); r != ReasonNumber {
+		t.Errorf("an upstream time that is no number: %q, want %q", r, ReasonNumber)
+	}
+}
+
+func TestEveryCompiledFormatExtractsWithoutAllocating(t *testing.T) {
+	for _, c := range []struct{ doc, line string }{
+		{apacheCombinedLF, goodLine},
+		{apacheDurationLF, `h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 12 www "1.2.3.4"`},
+		{nginxLF, `10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "-" 0.015 0.012, 0.003`},
+		{jsonDoc, jsonLine},
+		{logfmtDoc, logfmtLine},
+	} {
+		x := newExtractor(t, c.doc)
+		var e Entry
+		line := []byte(c.line)
+		if r := x.Extract(line, &e); r != "" {
+			t.Fatalf("%s: Extract = %q", c.doc, r)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			x.Extract(line, &e)
+			for i := range e.Fields {
+				e.Number(i)
+			}
+		}); n != 0 {
+			t.Errorf("%s: Extract allocates %v times per entry", c.doc, n)
+		}
+	}
+}
+
+func TestLogFormatErrorsSayWhatToWrite(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`format apache "%h%l"`, "fields host and ident have nothing between them"},
+		{`format apache "%h %Z"`, "%Z is not an Apache LogFormat directive"},
+		{`format apache "%h %{Referer}"`, "the format string ends inside a directive"},
+		{`format apache "%h %i"`, "wants a {NAME}"},
+		{`format apache "%h %>s %s"`, "two directives give field status"},
+		{`format apache "%h %>s`, "no closing"},
+		{`format apache %h`, "must be quoted"},
+		{`format apache "%h"`, "has no time"},
+		{`format nginx '$status ${x'`, "no closing }"},
+		{`format nginx escape=yaml '$status'`, "escape=yaml is not nginx's"},
+		{`format apache "%{%Q}t %s"`, "%Q, which has no Go layout element"},
+	} {
+		_, err := doc.Parse("t", []byte(c.line+"\nwindow 1s\nmetric r count\n"))
+		if err == nil || !bytes.Contains([]byte(err.Error()), []byte(c.want)) {
+			t.Errorf("%s: error %v, want one containing %q", c.line, err, c.want)
+		}
+	}
+}
+
+func BenchmarkExtractLogFormats(b *testing.B) {
+	const agent = `"https://www.example.com/products/index.html" "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"`
+	for _, c := range []struct{ name, doc, line string }{
+		{"builtin", "format apache-combined\nwindow 10s\nmetric r count by=status\nmetric b sum=bytes by=status\n",
+			`203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /static/js/app.min.js?v=20261010 HTTP/1.1" 200 48213 ` + agent},
+		{"apache-combined", apacheCombinedLF,
+			`203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /static/js/app.min.js?v=20261010 HTTP/1.1" 200 48213 ` + agent},
+		{"apache-duration", apacheDurationLF,
+			`203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /static/js/app.min.js?v=20261010 HTTP/1.1" 200 48213 ` + agent + ` 1234 www.example.com "-"`},
+		{"nginx", nginxLF,
+			`203.0.113.195 - - [10/Oct/2026:13:55:36 +0000] "GET /static/js/app.min.js?v=20261010 HTTP/1.1" 200 48213 ` + agent + ` 0.012 0.011`},
+		{"json", jsonDoc, jsonLine},
+		{"logfmt", logfmtDoc, logfmtLine},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			x := newExtractor(b, c.doc)
+			line := []byte(c.line)
+			var e Entry
+			b.SetBytes(int64(len(line) + 1))
+			b.ReportAllocs()
+			for b.Loop() {
+				if x.Extract(line, &e) != "" {
+					b.Fatal("not extracted")
+				}
+			}
+		})
+	}
+}
