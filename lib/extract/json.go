@@ -209,7 +209,7 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	case 'n':
 		v = v[:0] // null: as absent
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if bytes.IndexAny(v, "eE") >= 0 {
+		if bytes.ContainsAny(v, "eE") {
 			f, err := strconv.ParseFloat(string(v), 64)
 			num := err == nil && f < maxNumber && f > -maxNumber
 			if !num {
