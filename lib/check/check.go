@@ -15,9 +15,9 @@
 //     its kind, and the entries it holds are left out of the values its
 //     bucket is compared with, so every bucket is compared exactly.
 //   - A histogram is compared as its tape lines: every _bucket (by its le)
-//     and its _count exactly, its _sum within a sum's rounding (Matches); a
+//     and its _count exactly, its _sum within a sum's rounding (matches); a
 //     difference names the histogram and the bound.
-//   - Derive takes the stores as the user names them (Input) and reads
+//   - derive takes the stores as the user names them (input) and reads
 //     everything else it needs from the tape itself, so no preparing step
 //     can be left out.
 //   - Only entries the tape knows of are compared: those before the largest
@@ -36,17 +36,17 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// Store is a tally store as tgcheck reads it: its frozen document and its
+// tallyStore is a tally store as tgcheck reads it: its frozen document and its
 // resolved tape.
-type Store struct {
+type tallyStore struct {
 	Dir      string
 	TapePath string
 	Doc      *doc.Doc
 	Tape     *tape.Resolved
 }
 
-// Load reads the document and resolves the tape of the tally store in dir.
-func Load(dir string) (*Store, error) {
+// loadStore reads the document and resolves the tape of the tally store in dir.
+func loadStore(dir string) (*tallyStore, error) {
 	docPath := filepath.Join(dir, "document")
 	text, err := os.ReadFile(docPath)
 	if err != nil {
@@ -56,7 +56,7 @@ func Load(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	s := &Store{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d}
+	s := &tallyStore{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d}
 	f, err := os.Open(s.TapePath)
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: cannot read the tape: %w", err)
@@ -78,9 +78,9 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Known returns, per store id, the largest position the tape records: every
+// knownPositions returns, per store id, the largest position the tape records: every
 // entry of that store before it is accounted for on the tape.
-func Known(t *tape.Resolved) map[string]int64 {
+func knownPositions(t *tape.Resolved) map[string]int64 {
 	known := accounted(t, math.MaxInt)
 	if t.End != nil {
 		for _, p := range t.End.At {

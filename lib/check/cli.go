@@ -83,7 +83,7 @@ func newApp(stdout, stderr io.Writer, holds *bool) *cli.App {
 			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH or ID=PATH); repeat for each store fed"},
 			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
-			&cli.Int64Flag{Name: "old-batch-size", Value: DefaultBatchSize, Usage: "the batch size of the old follower that wrote the tape, for --scan: a !late marker of exactly `N` entries is its signature"},
+			&cli.Int64Flag{Name: "old-batch-size", Value: defaultOldBatchSize, Usage: "the batch size of the old follower that wrote the tape, for --scan: a !late marker of exactly `N` entries is its signature"},
 			// The flag's first name, kept for the scripts that use it; it
 			// read as feed's --batch-size, which it is not.
 			&cli.Int64Flag{Name: "batch-size", Hidden: true},
@@ -105,7 +105,7 @@ type options struct {
 	dir        string
 	entries    int64
 	hasEntries bool
-	against    []Input
+	against    []input
 	scan       bool
 	strict     bool
 	batchSize  int64
@@ -138,10 +138,10 @@ func parseOptions(c *cli.Context) (*options, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tgcheck: --against %v", err)
 		}
-		if slices.ContainsFunc(o.against, func(s Input) bool { return s.ID == id }) {
+		if slices.ContainsFunc(o.against, func(s input) bool { return s.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH", id)
 		}
-		o.against = append(o.against, Input{ID: id, Path: path, MaxLine: c.Int("max-line")})
+		o.against = append(o.against, input{ID: id, Path: path, MaxLine: c.Int("max-line")})
 	}
 	return o, nil
 }
@@ -149,27 +149,27 @@ func parseOptions(c *cli.Context) (*options, error) {
 // check runs the checks asked for, printing each result to w, and reports
 // whether all hold. An error means the checks could not be made.
 func (o *options) check(w io.Writer) (bool, error) {
-	s, err := Load(o.dir)
+	s, err := loadStore(o.dir)
 	if err != nil {
 		return false, err
 	}
 	holds := true
-	for _, f := range Integrity(s) {
+	for _, f := range integrity(s) {
 		fmt.Fprintf(w, "integrity: %s\n", f.What)
 		holds = false
 	}
-	var derived *Derived
+	var derived *derivation
 	if len(o.against) > 0 {
 		if derived, err = o.derive(s); err != nil {
 			return false, err
 		}
-		holds = Compare(s, derived).print(w) && holds
+		holds = compare(s, derived).print(w) && holds
 		holds = printRecords(w, "marker", derived.Marks, s.TapePath) && holds
 		holds = printRecords(w, "seal", derived.Ats, s.TapePath) && holds
 	}
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):
-		holds = printBalances(w, Conserve(s, o.fed(derived))) && holds
+		holds = printBalances(w, conserve(s, o.fed(derived))) && holds
 		printBeyond(w, s.Tape.End, derived)
 	case o.hasEntries || derived != nil:
 		// SPEC §6: conservation needs a complete tape; on an open one it
@@ -182,7 +182,7 @@ func (o *options) check(w io.Writer) (bool, error) {
 		holds = printStrict(w, s.Tape) && holds
 	}
 	if o.scan {
-		holds = printFindings(w, Scan(s, o.batchSize), s.TapePath) && holds
+		holds = printFindings(w, scan(s, o.batchSize), s.TapePath) && holds
 	}
 	if o.maxDrop >= 0 || s.Tape.Totals[tape.Drop].Entries > 0 {
 		holds = printDropRate(w, s.Tape, o.maxDrop) && holds
@@ -215,10 +215,10 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 // largest position the tape records for it (on a complete tape, that of its
 // end record). A tape is checked against every store it names: the entries
 // of a store left out, and its markers, would go unchecked.
-func (o *options) derive(s *Store) (*Derived, error) {
-	known := Known(s.Tape)
+func (o *options) derive(s *tallyStore) (*derivation, error) {
+	known := knownPositions(s.Tape)
 	for _, id := range slices.Sorted(maps.Keys(known)) {
-		if !slices.ContainsFunc(o.against, func(src Input) bool { return src.ID == id }) {
+		if !slices.ContainsFunc(o.against, func(src input) bool { return src.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: the tape accounts for entries of store %s; give it with --against %s=PATH", id, id)
 		}
 	}
@@ -227,7 +227,7 @@ func (o *options) derive(s *Store) (*Derived, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
-	return Derive(s.Doc, s.Tape, o.against)
+	return derive(s.Doc, s.Tape, o.against)
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:
@@ -277,7 +277,7 @@ func entryMarkers(t *tape.Resolved, id string) []tape.Placed {
 
 // printRecords writes the findings of the tape's markers or seals that the
 // stores' entries contradict, and reports whether there were none.
-func printRecords(w io.Writer, what string, fs []Finding, tapePath string) bool {
+func printRecords(w io.Writer, what string, fs []finding, tapePath string) bool {
 	for _, f := range fs {
 		fmt.Fprintf(w, "%s: %s:%d: %s\n", what, tapePath, f.Line, f.What)
 	}
@@ -287,7 +287,7 @@ func printRecords(w io.Writer, what string, fs []Finding, tapePath string) bool 
 // printBeyond says, for a complete tape, how many complete lines each store
 // has past the end record's position: they were never fed (the store grew
 // after the run, or a run stopped short), so conservation cannot see them.
-func printBeyond(w io.Writer, end *tape.Record, d *Derived) {
+func printBeyond(w io.Writer, end *tape.Record, d *derivation) {
 	if d == nil {
 		return
 	}
@@ -300,7 +300,7 @@ func printBeyond(w io.Writer, end *tape.Record, d *Derived) {
 
 // fed is the number of entries fed: --entries when given, else those
 // counted in the --against stores.
-func (o *options) fed(d *Derived) int64 {
+func (o *options) fed(d *derivation) int64 {
 	if o.hasEntries {
 		return o.entries
 	}
