@@ -99,16 +99,6 @@ type Record struct {
 	Reason  string
 }
 
-// AtPos returns the position of store id in r.At, and whether it is listed.
-func (r *Record) AtPos(id string) (int64, bool) {
-	for _, p := range r.At {
-		if p.ID == id {
-			return p.Pos, true
-		}
-	}
-	return 0, false
-}
-
 // Append appends r's line, with its '\n', to b.
 func Append(b []byte, r *Record) []byte {
 	switch r.Kind {
@@ -323,8 +313,8 @@ func decodeRune[S ~string | ~[]byte](v S) (rune, int) {
 	return utf8.DecodeRuneInString(string(v))
 }
 
-// Unescape reverses AppendEscaped.
-func Unescape(s string) (string, error) {
+// unescape reverses AppendEscaped.
+func unescape(s string) (string, error) {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s, nil
 	}
@@ -408,15 +398,15 @@ func parseSeries(ts, rest string) (Record, error) {
 	if sp < 0 {
 		return r, errors.New("a series line is TIME SERIES VALUE")
 	}
-	if r.Value, err = ParseValue(rest[sp+1:]); err != nil {
+	if r.Value, err = parseValue(rest[sp+1:]); err != nil {
 		return r, err
 	}
-	r.Metric, r.Labels, err = ParseSeries(rest[:sp])
+	r.Metric, r.Labels, err = parseSeriesText(rest[:sp])
 	return r, err
 }
 
-// ParseValue parses a finite decimal value.
-func ParseValue(s string) (float64, error) {
+// parseValue parses a finite decimal value.
+func parseValue(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.ContainsAny(s, "xXpPiInN_") {
 		return 0, fmt.Errorf("%q is not a finite decimal value", s)
@@ -424,8 +414,8 @@ func ParseValue(s string) (float64, error) {
 	return v, nil
 }
 
-// ParseSeries parses metric{name="value",...} as AppendSeries writes it.
-func ParseSeries(s string) (string, []Label, error) {
+// parseSeriesText parses metric{name="value",...} as AppendSeries writes it.
+func parseSeriesText(s string) (string, []Label, error) {
 	brace := strings.IndexByte(s, '{')
 	if brace < 0 {
 		if !ValidMetric(s) {
@@ -445,7 +435,7 @@ func ParseSeries(s string) (string, []Label, error) {
 			return "", nil, errors.New(`a label is name="value"`)
 		}
 		name := p[:eq]
-		if !ValidLabel(name) {
+		if !validLabel(name) {
 			return "", nil, fmt.Errorf("%q is not a label name", name)
 		}
 		for _, l := range labels {
@@ -457,7 +447,7 @@ func ParseSeries(s string) (string, []Label, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		val, err := Unescape(p[eq+2 : end])
+		val, err := unescape(p[eq+2 : end])
 		if err != nil {
 			return "", nil, err
 		}
@@ -491,8 +481,8 @@ func closingQuote(s string, i int) (int, error) {
 // ValidMetric reports whether s is a Prometheus metric name.
 func ValidMetric(s string) bool { return validName(s, true) }
 
-// ValidLabel reports whether s is a Prometheus label name.
-func ValidLabel(s string) bool { return validName(s, false) }
+// validLabel reports whether s is a Prometheus label name.
+func validLabel(s string) bool { return validName(s, false) }
 
 func validName(s string, colon bool) bool {
 	if s == "" {
