@@ -166,14 +166,14 @@ func (x *Extractor) Field(name string) int {
 	return slices.Index(x.names, name)
 }
 
-// NumFields returns the number of fields of an extracted entry.
-func (x *Extractor) NumFields() int {
+// numFields returns the number of fields of an extracted entry.
+func (x *Extractor) numFields() int {
 	return len(x.names)
 }
 
 // Extract parses one entry (without its '\n'). It returns "" when the entry
 // was extracted into e (Time and every field set; e.Fields is reused, sized
-// NumFields), else a reason word for a !drop (one of the Reason constants).
+// numFields), else a reason word for a !drop (one of the Reason constants).
 // It never panics and never allocates but for the regex format.
 func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
