@@ -19,19 +19,19 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// UsageError is a mistake in the command line: exit status 2. Its text is
+// usageError is a mistake in the command line: exit status 2. Its text is
 // the whole message, prefixed with the binary's name.
-type UsageError struct{ error }
+type usageError struct{ error }
 
 // Usage marks err as a usage error.
-func Usage(err error) error { return UsageError{err} }
+func Usage(err error) error { return usageError{err} }
 
 // Usagef formats a usage error.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+func Usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // IsUsage reports whether err is, or wraps, a usage error.
 func IsUsage(err error) bool {
-	var u UsageError
+	var u usageError
 	return errors.As(err, &u)
 }
 
@@ -53,12 +53,12 @@ func Status(stderr io.Writer, err error) int {
 // errors, "NAME: problem; see NAME --help", and hand every error back from
 // Run instead of exiting the process, so that Main picks the status. The
 // binaries have no subcommands, so no help command; --version prints
-// Version; --generate-bash-completion lists what completes the last word
+// buildVersion; --generate-bash-completion lists what completes the last word
 // for the scripts in deploy/completion (docs/completion.md), and never
 // runs the command. Call it on an app whose Action is set.
 func Conventions(app *cli.App) *cli.App {
 	app.HideHelpCommand = true
-	app.Version = Version()
+	app.Version = buildVersion()
 	// urfave/cli's own --version has the alias -v, which reads as
 	// "verbose"; no binary has a short form for it.
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version, VCS revision and build time, and exit", DisableDefaultText: true}

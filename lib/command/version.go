@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// Version is what --version prints after "NAME version": the module's
+// buildVersion is what --version prints after "NAME version": the module's
 // version, the VCS revision and commit time the binary was built from
 // (and "modified" when the tree had uncommitted changes), and the Go
 // release, all read from the binary's build info. A binary built by
 // go install MODULE@VERSION has no VCS stamp: its version names the commit.
-func Version() string {
+func buildVersion() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown (built without module support)"
