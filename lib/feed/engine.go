@@ -369,12 +369,11 @@ func (f *feeder) poll(now time.Time) bool {
 	}
 	if !f.led.heard() {
 		// Before its first report the consumer is starting up (a Go
-		// runtime, a document, a tape: ~3 ms for tally): polling would
-		// only miss, and three misses rested polling for the batches
-		// right after, so feed slept and tally's first reports woke it
-		// onto tally's CPU (its first 10 000 entries 3.6-3.8 ms with this,
-		// 4.0-5.4 without; the run 134.9 -> 133.4 ms, medians of 21).
-		// One look, then sleep until the first report comes.
+		// runtime, a document, a tape): polling would only miss, and three
+		// misses rested polling for the batches right after, so feed slept
+		// and tally's first reports woke it onto tally's CPU, which slowed
+		// the run's start (figures: bench/README.md, "The figures behind the code's comments"). One look, then sleep until the first report
+		// comes.
 		if f.led.pump(f.con.rep); !f.led.heard() {
 			return false
 		}

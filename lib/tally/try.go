@@ -72,8 +72,8 @@ func tryID(f string) string {
 
 // tryReadSize is tryStore's read size: small enough that the bytes a read
 // copies are still in the core's 1 MiB L2 cache when they are extracted
-// (4 MiB reads were ~8% slower over 500 000 lines), large enough that the
-// syscalls cost nothing (~400 for 95 MB).
+// (larger reads were slower), large enough that the syscalls cost nothing
+// (figures: bench/README.md, "The figures behind the code's comments").
 const tryReadSize = 256 << 10
 
 // tryStore feeds every whole line of in to store st, in reads of
