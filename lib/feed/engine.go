@@ -378,11 +378,11 @@ func (f *feeder) poll(now time.Time) bool {
 			return false
 		}
 	}
-	// The wait is timed from the send, when the report is due ~60-80 µs
-	// later, but feed may have spent most of spin.Max since then on its own
-	// work (a 2 MiB read of the store, every ~20 batches at 512): a late
-	// wait still polls for half of it. Timed from the send alone, ~45
-	// waits a run slept at once, and each let tally's report wake feed
+	// The wait is timed from the send, when the report is due soon after,
+	// but feed may have spent most of spin.Max since then on its own work
+	// (a 2 MiB read of the store, every ~20 batches at 512): a late wait
+	// still polls for half of it. Timed from the send alone, dozens of
+	// waits a run slept at once (bench/README.md, "The figures behind the code's comments"), and each let tally's report wake feed
 	// onto tally's CPU.
 	budget, ok := f.spin.Budget(min(now.Sub(last), spin.Max/2))
 	if !ok {
@@ -797,7 +797,7 @@ func (f *feeder) finish(why error) (int, error) {
 // waits for it to exit, killing it after exitGrace. Offsets reported
 // meanwhile go to the saver at once: a valid report is durable whatever the
 // exit, so the cursor's fsyncs overlap the consumer's exit instead of
-// following it (~0.6 ms of a 500 000-line run's end here).
+// following it (bench/README.md, "The figures behind the code's comments").
 func (f *feeder) stopConsumer() error {
 	c := f.con
 	c.closeInput()
