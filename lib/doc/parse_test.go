@@ -244,3 +244,19 @@ func TestUsesNamesTheFieldsAMetricReads(t *testing.T) {
 		}
 	}
 }
+
+func TestEachMetricKindReadsBackFromItsWord(t *testing.T) {
+	words := MetricKindWords()
+	if strings.Join(words, "|") != "count|sum|min|max|histogram" {
+		t.Fatalf("the words are %q", words)
+	}
+	for _, w := range words {
+		k, ok := ParseMetricKind(w)
+		if !ok || k.String() != w {
+			t.Errorf("%q: kind %v (%v), which spells %q", w, k, ok, k.String())
+		}
+	}
+	if _, ok := ParseMetricKind("avg"); ok {
+		t.Error("avg is no kind")
+	}
+}

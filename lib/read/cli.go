@@ -100,7 +100,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringFlag{Name: "from", Usage: "first bucket start, inclusive: RFC 3339 or relative to now (-1h)"},
 			&cli.StringFlag{Name: "to", Usage: "last bucket start, exclusive: RFC 3339 or relative to now (-10m)"},
 			&cli.DurationFlag{Name: "step", Usage: "roll buckets up to this step, aligned to the epoch (1m, 1h)"},
-			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max|histogram for tapes without a document (for --step and --quantile)"},
+			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=" + strings.Join(doc.MetricKindWords(), "|") + " for tapes without a document (for --step and --quantile)"},
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
@@ -205,15 +205,13 @@ func parseTime(v string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-10-10T13:55:30Z) nor a duration from now (-1h)", v)
 }
 
-var kindNames = map[string]doc.MetricKind{"count": doc.Count, "sum": doc.Sum, "min": doc.Min, "max": doc.Max, "histogram": doc.Histogram}
-
 func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 	kinds := map[string]doc.MetricKind{}
 	for _, a := range args {
 		name, k, _ := strings.Cut(a, "=")
-		kind, ok := kindNames[k]
+		kind, ok := doc.ParseMetricKind(k)
 		if !ok || !tape.ValidMetric(name) {
-			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=count|sum|min|max|histogram", a)
+			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=%s", a, strings.Join(doc.MetricKindWords(), "|"))
 		}
 		kinds[name] = kind
 	}
