@@ -113,7 +113,7 @@ func Append(b []byte, r *Record) []byte {
 		b = AppendTime(b, r.Start)
 		b = append(b, " width="...)
 		b = AppendDuration(b, r.Width)
-		b = appendNum(b, " entries=", r.Entries)
+		b = protocol.AppendNum(b, " entries=", r.Entries)
 		b = appendAt(b, r.At)
 	case Late:
 		b = append(b, "!late "...)
@@ -142,9 +142,9 @@ func Append(b []byte, r *Record) []byte {
 func appendRange(b []byte, r *Record) []byte {
 	b = append(b, " id="...)
 	b = append(b, r.ID...)
-	b = appendNum(b, " offset=", r.Offset)
-	b = appendNum(b, " end=", r.End)
-	return appendNum(b, " count=", r.Count)
+	b = protocol.AppendNum(b, " offset=", r.Offset)
+	b = protocol.AppendNum(b, " end=", r.End)
+	return protocol.AppendNum(b, " count=", r.Count)
 }
 
 func appendAt(b []byte, at []Pos) []byte {
@@ -161,11 +161,6 @@ func appendAt(b []byte, at []Pos) []byte {
 		b = strconv.AppendInt(b, p.Pos, 10)
 	}
 	return b
-}
-
-func appendNum(b []byte, key string, n int64) []byte {
-	b = append(b, key...)
-	return strconv.AppendInt(b, n, 10)
 }
 
 // AppendTime appends a bucket start as RFC 3339 in UTC, with a fraction only
@@ -498,34 +493,27 @@ func validName(s string, colon bool) bool {
 	return true
 }
 
-// kv parses key=value words in exactly the order given: the tape has one
-// spelling for each record, so a reordered or extra key is a torn or forged
-// line.
+// kv splits key=value words as the protocol does (protocol.SplitWords)
+// and wants exactly the keys given, in their order: the tape has one
+// spelling for each record, so a reordered or extra key is a torn or
+// forged line.
 func kv(s string, keys ...string) (map[string]string, error) {
-	words := strings.Split(s, " ")
-	if len(words) != len(keys) {
+	var w protocol.Words
+	if err := protocol.SplitWords(s, &w); err != nil {
+		return nil, err
+	}
+	if w.Len() != len(keys) {
 		return nil, fmt.Errorf("want the keys %s", strings.Join(keys, " "))
 	}
 	out := make(map[string]string, len(keys))
-	for i, w := range words {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || k != keys[i] {
-			return nil, fmt.Errorf("want %s= in place of %q", keys[i], w)
+	for i, want := range keys {
+		k, v := w.At(i)
+		if k != want {
+			return nil, fmt.Errorf("want %s= in place of %s=", want, k)
 		}
 		out[k] = v
 	}
 	return out, nil
-}
-
-func num(v string) (int64, error) {
-	if v == "" || v[0] < '0' || v[0] > '9' || (len(v) > 1 && v[0] == '0') {
-		return 0, fmt.Errorf("%q is not an unsigned decimal number", v)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number that fits 63 bits", v)
-	}
-	return n, nil
 }
 
 func parseSeal(rest string) (Record, error) {
@@ -546,7 +534,7 @@ func parseSeal(rest string) (Record, error) {
 	if r.Width, err = time.ParseDuration(m["width"]); err != nil || r.Width <= 0 {
 		return r, fmt.Errorf("width=%s is not a positive duration", m["width"])
 	}
-	if r.Entries, err = num(m["entries"]); err != nil {
+	if r.Entries, err = protocol.ParseNum("entries", m["entries"]); err != nil {
 		return r, err
 	}
 	r.At, err = parseAt(m["at"], len(keys) == 3)
@@ -576,7 +564,7 @@ func parseAt(s string, present bool) ([]Pos, error) {
 		if !ok || !protocol.ValidID(id) {
 			return nil, fmt.Errorf("at=%s is not id:pos,id:pos", s)
 		}
-		n, err := num(p)
+		n, err := protocol.ParseNum("at", p)
 		if err != nil {
 			return nil, err
 		}
@@ -616,13 +604,13 @@ func parseMarker(k Kind, rest string, timed, metric bool) (Record, error) {
 	if k == Drop && !protocol.ValidWord(r.Reason) {
 		return r, fmt.Errorf("reason=%q is not a word (printable, no space or =)", r.Reason)
 	}
-	if r.Offset, err = num(m["offset"]); err != nil {
+	if r.Offset, err = protocol.ParseNum("offset", m["offset"]); err != nil {
 		return r, err
 	}
-	if r.End, err = num(m["end"]); err != nil {
+	if r.End, err = protocol.ParseNum("end", m["end"]); err != nil {
 		return r, err
 	}
-	if r.Count, err = num(m["count"]); err != nil {
+	if r.Count, err = protocol.ParseNum("count", m["count"]); err != nil {
 		return r, err
 	}
 	if r.End <= r.Offset || r.Count == 0 || r.Count > r.End-r.Offset {
