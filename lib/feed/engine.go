@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -776,10 +777,10 @@ func (f *feeder) finish(why error) (int, error) {
 			// consumer stopped with feed, as it should.
 			cerr = nil
 		}
-		return 128 + int(sig), firstErr(perr, cerr, serr)
+		return 128 + int(sig), cmp.Or(perr, cerr, serr)
 	case why == nil && f.forced:
 		// Every end was sent, but a second signal cut the consumer's finish.
-		return 128 + int(sig), firstErr(perr, cerr, serr)
+		return 128 + int(sig), cmp.Or(perr, cerr, serr)
 	case why == errMax:
 		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); run again to continue", f.opt.Max)
 		why = nil
@@ -787,7 +788,7 @@ func (f *feeder) finish(why error) (int, error) {
 		// The consumer's own death explains the broken pipe or the early EOF.
 		return 1, cerr
 	}
-	if err := firstErr(why, perr, cerr, serr); err != nil {
+	if err := cmp.Or(why, perr, cerr, serr); err != nil {
 		return 1, err
 	}
 	return 0, nil
@@ -829,15 +830,6 @@ func (f *feeder) stopConsumer() error {
 		return killed
 	}
 	return c.exitErr()
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // note prints a note unless -q: what feed did (a rotation followed, an
