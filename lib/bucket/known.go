@@ -100,6 +100,11 @@ func (k *Known) Enough() bool {
 	return true
 }
 
+// Frontier returns the furthest position of store id that the records
+// added so far cover: a resume position beyond it has entries before it
+// that no record accounts for.
+func (k *Known) Frontier(id string) int64 { return k.frontier[id] }
+
 // forStore returns a store's frontier and its marker spans, sorted.
 func (k *Known) forStore(id string) (int64, []span) {
 	s := k.spans[id]

@@ -104,8 +104,14 @@ type Roller struct {
 	out     []byte
 	start   []byte // the sealed bucket's start, formatted; reused
 	entry   extract.Entry
-	format  string // the document's format, for FormatNotes
+	future  int64            // the document's bound ahead of the wall clock; 0: none
+	now     func() time.Time // the wall clock
+	limit   int64            // newest time an entry may have: now + future, taken once per Lines
+	format  string           // the document's format, for FormatNotes
 }
+
+// SetClock replaces the wall clock the future bound is taken from (tests).
+func (r *Roller) SetClock(now func() time.Time) { r.now, r.limit = now, 0 }
 
 // New returns a Roller for document d that knows what the tape already
 // accounts for (k may be nil for an empty tape).
@@ -121,7 +127,8 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 	if k == nil {
 		k = NewKnown(nil)
 	}
-	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k, format: d.FormatText()}
+	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k,
+		future: int64(d.Future), now: time.Now, format: d.FormatText()}
 	// Every bucket up to the last seal on the tape is closed, and so is one
 	// a !late marker names, sealed or not (an idle store's quiet time may
 	// have passed its end while it was empty): resuming the event time
@@ -183,6 +190,7 @@ func (r *Roller) Safe(st int) int64 {
 // at pos, and returns how many and the bytes after the last '\n' (a line
 // not yet whole, left to the caller).
 func (r *Roller) Lines(st int, pos int64, b []byte) (n int, rest []byte) {
+	r.limit = 0 // the wall clock is read once for these lines
 	for {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -214,6 +222,12 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		return
 	}
 	t := r.entry.Time
+	if r.future > 0 && t > r.bound() {
+		r.mark(s, tape.Drop, 0, pos, end, doc.ReasonFuture)
+		s.processed = end
+		r.checkCatchUp(s)
+		return
+	}
 	start := t - mod(t, r.width)
 	r.place(s, st, start, pos, end)
 	s.processed = end
@@ -222,6 +236,16 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		r.advance()
 	}
 	r.checkCatchUp(s)
+}
+
+// bound is the newest time an entry may have, read from the wall clock
+// once per Lines (a clock read per entry would cost more than the entry).
+func (r *Roller) bound() int64 {
+	if r.limit == 0 {
+		r.limit = r.now().UnixNano()
+		r.limit += min(r.future, math.MaxInt64-max(r.limit, 0)) // saturated: a bound of centuries is none
+	}
+	return r.limit
 }
 
 // place routes an extracted entry: already on the tape, late, or into its

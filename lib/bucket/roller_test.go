@@ -479,3 +479,44 @@ func TestAnIdleStoreWritesTheLateRunItEndedOn(t *testing.T) {
 		t.Fatalf("want the two late entries marked at the idle line:\n%s", out)
 	}
 }
+
+// One entry stamped far ahead of the wall clock (a broken clock, a broken
+// line) is a !drop reason=future, not a jump of its store's event time:
+// the entries after it are bucketed as before, none late. The clock is
+// the test's, at 1000 s; the document allows an hour ahead.
+func TestAFarFutureEntryIsDroppedNotAnEventTime(t *testing.T) {
+	r := rollerFor(t, strings.Replace(fmt.Sprintf(simpleDoc, "0s", 100), "cap 100\n", "cap 100\nfuture 1h\n", 1), nil)
+	r.SetClock(func() time.Time { return time.Unix(1000, 0) })
+	st := r.AddStore("a", 0)
+	end := feedLines(r, st, 0, "100 200 1", "4601 200 7", "105 200 3")
+	if out := string(r.Take()); out != "!drop id=a offset=10 end=21 count=1 reason=future\n" {
+		t.Fatalf("want the one entry over an hour ahead dropped as future; got\n%s", out)
+	}
+	r.Complete()
+	out := string(r.Take())
+	if strings.Contains(out, "!late") || !strings.Contains(out, `1970-01-01T00:01:40Z requests{status="200"} 2`) {
+		t.Fatalf("the entries after the future one are late or lost:\n%s", out)
+	}
+	if r.Safe(st) != end {
+		t.Fatalf("safe %d, want everything processed (%d)", r.Safe(st), end)
+	}
+}
+
+// The bound is read from the wall clock: a document with no future
+// directive allows a day, and "future none" lifts the bound.
+func TestTheFutureBoundIsTheDocumentsDayOrNone(t *testing.T) {
+	for _, c := range []struct {
+		directive string
+		dropped   bool
+		at        string
+	}{{"", false, "3600"}, {"future none\n", false, "3600"}, {"future 1m\n", true, "3600"}, {"future 1h\n", false, "3600"}, {"future 1h\n", true, "3601"}} {
+		r := rollerFor(t, strings.Replace(fmt.Sprintf(simpleDoc, "0s", 100), "cap 100\n", "cap 100\n"+c.directive, 1), nil)
+		r.SetClock(func() time.Time { return time.Unix(0, 0) })
+		st := r.AddStore("a", 0)
+		feedLines(r, st, 0, c.at+" 200 1") // an hour ahead, or a second more
+		r.Complete()
+		if got := strings.Contains(string(r.Take()), "reason=future"); got != c.dropped {
+			t.Errorf("%q, an entry at %s s: dropped %v, want %v", c.directive, c.at, got, c.dropped)
+		}
+	}
+}

@@ -682,6 +682,41 @@ func TestAnEndRecordOfARunOverSomeStoresOnly(t *testing.T) {
 	}
 }
 
+// futureLine is an entry stamped two days after the others.
+const futureLine = `10.0.0.1 - - [12/Oct/2026:13:55:01 +0000] "GET /x HTTP/1.1" 200 5 "-" "a"` + "\n"
+
+// A !drop reason=future holds an entry that extracts, which tgcheck takes
+// as dropped only when it is more than the document's future bound (a day)
+// ahead of every entry of its store before it: tally's wall clock, which
+// tgcheck does not know, was not behind those. Over an ordinary entry the
+// marker is wrong, and said so.
+func TestAFutureDropIsAcceptedOnlyBeyondTheBoundOfTheEntriesBeforeIt(t *testing.T) {
+	lines := []string{line(1, 200, "100"), futureLine, line(5, 200, "50")}
+	tp := `!drop id=web1 offset=@P1@ end=@P2@ count=1 reason=future
+2026-10-10T13:55:00Z requests{status="200"} 2
+2026-10-10T13:55:00Z bytes{status="200"} 150
+2026-10-10T13:55:00Z biggest 100
+seal 2026-10-10T13:55:00Z width=10s entries=2 at=web1:@END@
+end at=web1:@END@
+`
+	f := newFixture(t, lines, positions(lines, tp))
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 || !strings.Contains(out, " 0 differences") {
+		t.Fatalf("a future drop two days ahead: exit %d\n%s", code, out)
+	}
+	// The same marker over the entry at 13:55:05, four seconds after the first.
+	bogus := []string{line(1, 200, "100"), line(5, 200, "50"), futureLine}
+	tp = `!drop id=web1 offset=@P1@ end=@P2@ count=1 reason=future
+2026-10-10T13:55:00Z requests{status="200"} 1
+2026-10-10T13:55:00Z bytes{status="200"} 100
+2026-10-10T13:55:00Z biggest 100
+seal 2026-10-10T13:55:00Z width=10s entries=1 at=web1:@P2@
+`
+	f = newFixture(t, bogus, positions(bogus, tp))
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, "holds an entry that extracts") {
+		t.Fatalf("a future drop over an ordinary entry: exit %d\n%s", code, out)
+	}
+}
+
 // derive is one call: given only the stores as the user names them (id and
 // path), it takes from the tape how far each is known, its markers and its
 // seals' at=, so no step can be forgotten that would make it derive

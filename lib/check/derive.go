@@ -163,6 +163,9 @@ type deriver struct {
 	marks   *marks   // the store being read's
 	seals   *seals   // the store being read's
 	texts   []string // outcome.series, reused entry after entry
+	future  int64    // the document's bound ahead of the wall clock; 0: none
+	newest  int64    // the newest time of the store's entries so far, but future ones
+	seen    bool
 }
 
 type metric struct {
@@ -194,7 +197,8 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, placed: map[int64]int64{}, texts: make([]string, len(d.Metrics))}
+	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, placed: map[int64]int64{}, texts: make([]string, len(d.Metrics)),
+		future: int64(d.Future)}
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
 		mt := metric{m: m, value: -1}
@@ -249,6 +253,7 @@ func (dv *deriver) store(src source) (int64, error) {
 	defer r.Close()
 	dv.marks = newMarks(src.marks, len(dv.metrics), dv.metricIndex, src.onTape)
 	dv.seals = newSeals(src.ID, src.ats)
+	dv.seen = false
 	var fed int64
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
@@ -299,6 +304,24 @@ func (dv *deriver) chunk(c store.Chunk, src *source) int64 {
 	return n
 }
 
+// aheadOfItsStore says whether the entry just extracted, which a !drop
+// reason=future holds, is one tally could have dropped so: more than the
+// document's bound ahead of every entry of its store before it. tally
+// compared with its wall clock, which tgcheck does not know, but the
+// store's entries before it were not ahead of that clock, so an entry
+// within the bound of them cannot have been beyond it. Otherwise the
+// entry is noted as the newest of its store and the marker is wrong.
+func (dv *deriver) aheadOfItsStore(cov cover) bool {
+	t := dv.e.Time
+	if cov.future && dv.future > 0 && (!dv.seen || t-dv.newest > dv.future) {
+		return true
+	}
+	if !dv.seen || t > dv.newest {
+		dv.newest, dv.seen = t, true
+	}
+	return false
+}
+
 // metricIndex returns the index of the metric named name, -1 for none.
 func (dv *deriver) metricIndex(name string) int {
 	return slices.IndexFunc(dv.metrics, func(mt metric) bool { return mt.m.Name == name })
@@ -309,6 +332,9 @@ func (dv *deriver) metricIndex(name string) int {
 func (dv *deriver) entry(line []byte, cov cover) outcome {
 	if reason := dv.x.Extract(line, &dv.e); reason != "" {
 		return outcome{reason: reason} // a !drop on the tape; conservation counts those
+	}
+	if dv.aheadOfItsStore(cov) {
+		return outcome{reason: doc.ReasonFuture}
 	}
 	start := floorDiv(dv.e.Time, dv.width) * dv.width
 	e := outcome{ok: true, start: start, series: dv.texts[:len(dv.metrics)]}

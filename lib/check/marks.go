@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -53,6 +54,7 @@ type marks struct {
 type cover struct {
 	late   bool
 	capped []bool
+	future bool // a !drop reason=future holds it
 }
 
 func newMarks(list []tape.Placed, metrics int, metricIndex func(string) int, onTape func(int64, string) bool) *marks {
@@ -94,7 +96,7 @@ func (m *marks) enter(pos int64) cover {
 		m.active = append(m.active, m.next)
 		m.next++
 	}
-	m.cov.late = false
+	m.cov.late, m.cov.future = false, false
 	clear(m.cov.capped)
 	keep := m.active[:0]
 	for _, i := range m.active {
@@ -106,6 +108,8 @@ func (m *marks) enter(pos int64) cover {
 		switch {
 		case mk.Kind == tape.Late:
 			m.cov.late = true
+		case mk.Kind == tape.Drop && mk.Reason == doc.ReasonFuture:
+			m.cov.future = true
 		case m.metric[i] >= 0:
 			m.cov.capped[m.metric[i]] = true
 		}

@@ -50,7 +50,7 @@ func LoadMarks(path string) (Marks, error) {
 		return Marks{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cursor: cannot read %s: %w; fix or remove it (feed --reset re-derives every store)", path, err)
+		return nil, fmt.Errorf("cursor: cannot read %s: %w; fix it, or run feed with --reset (every store read again from 0: tally recognises what its tape holds and counts the rest)", path, err)
 	}
 	return parse(path, data)
 }

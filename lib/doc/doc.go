@@ -10,6 +10,7 @@
 //	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms, unixus or a Go layout
 //	window DURATION [grace=DURATION]
 //	cap N
+//	future DURATION|none            default 24h
 //	metric NAME count|sum=F|min=F|max=F [by=F1,F2] [where=F<op>VALUE]
 //	metric NAME histogram=F [buckets=B1,B2,...] [scale=K] [by=F1,F2] [where=F<op>VALUE]
 //
@@ -34,6 +35,7 @@
 //   - A JSON or logfmt format has every field the document names; a line
 //     that lacks one has it empty (extract says the rule).
 //   - Width > 0, Grace >= 0, Cap >= 1 (default 10000).
+//   - Future >= 0 (default DefaultFuture; 0 after "future none": no bound).
 //   - There is at least one metric; metric names are Prometheus metric names
 //     and unique; every by= name is a Prometheus label name and a field of
 //     the format, at most once per metric; every sum=/min=/max= and where=
@@ -150,9 +152,23 @@ type Doc struct {
 	Layout    string     // clf, rfc3339, unix, unixms, or a Go layout
 	Width     time.Duration
 	Grace     time.Duration
-	Cap       int // most series per metric per bucket
+	Cap       int           // most series per metric per bucket
+	Future    time.Duration // an entry stamped more than this ahead of the wall clock is dropped; 0: no bound
 	Metrics   []Metric
 }
+
+// DefaultFuture is how far ahead of the wall clock an entry's time may be
+// when the document does not say: a day covers every time zone and a
+// clock some hours wrong, and no log is written a day ahead.
+const DefaultFuture = 24 * time.Hour
+
+// ReasonFuture is the !drop reason of an entry stamped more than the
+// document's future bound ahead of the wall clock. It is the one place the
+// wall clock enters: everything else runs on the entries' own time, but one
+// line stamped in 2206 would carry its store's event time there and make
+// every later entry late, across restarts. No log is written that far
+// ahead, so such a time is a broken clock or a broken line, not an event.
+const ReasonFuture = "future"
 
 // The named time layouts; any other Layout is a Go layout for time.Parse.
 const (

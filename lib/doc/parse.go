@@ -30,7 +30,7 @@ type parser struct {
 	d                                *Doc
 	groups                           []string // Regex: the named groups
 	formatLine, timeLine, windowLine int
-	capLine, lastLine                int
+	capLine, lastLine, futureLine    int
 }
 
 // Parse parses a document's text; name says which document it is in
@@ -79,10 +79,12 @@ func (p *parser) directive(n int, line string) error {
 		return p.window(n, words)
 	case "cap":
 		return p.cap(n, words)
+	case "future":
+		return p.future(n, words)
 	case "metric":
 		return p.metric(n, words)
 	}
-	return p.errorf(n, "unknown directive %q; want format, time, window, cap or metric", words[0])
+	return p.errorf(n, "unknown directive %q; want format, time, window, cap, future or metric", words[0])
 }
 
 // regexSource returns the RE2 of a "format regex RE2" line: everything
@@ -304,6 +306,28 @@ func (p *parser) cap(n int, words []string) error {
 	return nil
 }
 
+const futureWant = `"future" wants a duration above zero or none, e.g. future 24h`
+
+// future sets how far ahead of the wall clock an entry's time may be.
+func (p *parser) future(n int, words []string) error {
+	if err := p.once(n, "future", &p.futureLine); err != nil {
+		return err
+	}
+	if len(words) != 2 {
+		return p.errorf(n, futureWant)
+	}
+	if words[1] == "none" {
+		p.d.Future = 0
+		return nil
+	}
+	d, err := time.ParseDuration(words[1])
+	if err != nil || d <= 0 {
+		return p.errorf(n, "future %q is not a duration above zero; %s", words[1], futureWant)
+	}
+	p.d.Future = d
+	return nil
+}
+
 // finish checks what needs the whole document: the required directives,
 // and that every field named exists in the format.
 func (p *parser) finish() error {
@@ -315,6 +339,9 @@ func (p *parser) finish() error {
 		if err := p.defaultTime(); err != nil {
 			return err
 		}
+	}
+	if p.futureLine == 0 {
+		d.Future = DefaultFuture
 	}
 	if d.Width == 0 {
 		return p.errorf(end, "the document ends without a window; add one, e.g. window 10s grace=30s")

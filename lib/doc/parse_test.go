@@ -19,7 +19,7 @@ func TestParseErrorsNameTheLineAndWhatWasExpected(t *testing.T) {
 		line       int
 		msg        string
 	}{
-		{"unknown directive", base + "buckets 10s\n", 4, `unknown directive "buckets"; want format, time, window, cap or metric`},
+		{"unknown directive", base + "buckets 10s\n", 4, `unknown directive "buckets"; want format, time, window, cap, future or metric`},
 		{"no format", "window 10s\nmetric r count\n", 2, "the document ends without a format; add one, e.g. format apache-combined"},
 		{"unknown format", "format nginx-plus\nwindow 10s\nmetric r count\n", 1, formatWant},
 		{"format with extra word", "format apache-common extra\n", 1, formatWant},
@@ -47,6 +47,10 @@ func TestParseErrorsNameTheLineAndWhatWasExpected(t *testing.T) {
 		{"cap zero", base + "cap 0\n", 4, capWant},
 		{"cap not a number", base + "cap many\n", 4, capWant},
 		{"cap with a sign", base + "cap +5\n", 4, capWant},
+		{"future zero", base + "future 0s\n", 4, `future "0s" is not a duration above zero; ` + futureWant},
+		{"future in days", base + "future 1d\n", 4, `future "1d" is not a duration above zero; ` + futureWant},
+		{"future without a bound", base + "future\n", 4, futureWant},
+		{"second future", base + "future 1h\nfuture 2h\n", 5, `a second "future" directive (the first is on line 4); keep one`},
 		{"second cap", base + "cap 5\ncap 6\n", 5, `a second "cap" directive (the first is on line 4); keep one`},
 		{"no metric", "format apache-common\nwindow 10s\n", 2, "the document ends without a metric; add one, e.g. metric requests count by=status"},
 		{"metric without kind", base + "metric requests\n", 4, metricWant},
@@ -102,7 +106,7 @@ func TestParseReadsEveryDirective(t *testing.T) {
 		Name: "x.tally", Text: []byte(text), Format: Regex,
 		Regex:     `^(?P<ts>\S+) (?P<code>\d+) (?P<size>\d+)#?$`,
 		TimeField: "ts", Layout: "2006-01-02 15:04:05",
-		Width: time.Minute, Grace: 5 * time.Second, Cap: 50,
+		Width: time.Minute, Grace: 5 * time.Second, Cap: 50, Future: DefaultFuture,
 		Metrics: []Metric{
 			{Name: "hits", Kind: Count, Line: 7},
 			{Name: "big", Kind: Max, Field: "size", By: []string{"code"}, Where: &Where{Field: "size", Op: Ge, Value: "1000"}, Line: 8},
@@ -258,5 +262,19 @@ func TestEachMetricKindReadsBackFromItsWord(t *testing.T) {
 	}
 	if _, ok := ParseMetricKind("avg"); ok {
 		t.Error("avg is no kind")
+	}
+}
+
+// A document bounds how far ahead of the wall clock an entry may be: a day
+// unless it says otherwise, and "none" lifts the bound.
+func TestFutureDefaultsToADayAndADirectiveChangesOrLiftsIt(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want time.Duration
+	}{{"", DefaultFuture}, {"future 90m\n", 90 * time.Minute}, {"future none # old logs replayed with a wrong clock\n", 0}} {
+		d, err := Parse("t", []byte("format apache-common\nwindow 10s\n"+c.line+"metric r count\n"))
+		if err != nil || d.Future != c.want {
+			t.Errorf("%q: future %v, %v; want %v", c.line, d.Future, err, c.want)
+		}
 	}
 }

@@ -2,6 +2,13 @@
 // their entries, in batches, to a consumer process over the line protocol
 // (SPEC §3), and persists each store's durable offset in a cursor file.
 //
+// The main loop (engine.go) sends, parks and reads reports; what it
+// persists is the checkpoint's (checkpoint.go: the cursor, the offsets last
+// saved, the background saver), what falls due by time the clock's
+// (clock.go: polls at a store's end, idle lines, stall warnings), and how a
+// run is stopped from outside the shutdown's (shutdown.go: signals, the
+// consumer's stop). Each can be changed without reading the others.
+//
 // Invariants:
 //   - The park: nothing more is sent for a store while the consumer's taken
 //     is short of the end of its last batch. Parked, feed sleeps in ppoll on
@@ -24,6 +31,14 @@
 //     entry is a batch). A store cut to a length other than 0 (not a
 //     rotation: outside SPEC §2) can change a batch still in the pipe.
 //   - The cursor only ever holds offsets from valid reports, never taken.
+//   - One feed per cursor: the cursor's lock (FILE.lock) is held for the
+//     whole run, and a second feed is refused naming the holder.
+//   - A run its consumer refuses changes no file: a --reset cursor is
+//     written only once the consumer has reported.
+//   - Each store line says the generation holding the resume position
+//     (its base and first bytes' CRC-32) and where the position came from,
+//     so the consumer can refuse content or a position that does not fit
+//     what it holds.
 //   - end is sent only when a one-shot run reached a store's end; a signal,
 //     --max or an error closes the consumer's stdin without it.
 //   - idle is sent only at a store's live edge: following, everything

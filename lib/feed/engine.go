@@ -1,15 +1,14 @@
 package feed
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,19 +18,8 @@ import (
 	"github.com/timbertally/timbertally/lib/store"
 )
 
-// The engine's numbers.
-const (
-	// maxBatchBytes bounds a batch's bytes; one longer entry is still a batch.
-	maxBatchBytes = 8 << 20
-	// pollEvery is how often a store at its end is checked for growth, so new
-	// bytes go out within 250 ms.
-	pollEvery = 250 * time.Millisecond
-	// saveEvery rate-limits cursor writes to 4 a second.
-	saveEvery = 250 * time.Millisecond
-	// stuckWrite is how long, once interrupted, a write waits for a consumer
-	// that takes none of its bytes before it is abandoned.
-	stuckWrite = time.Second
-)
+// maxBatchBytes bounds a batch's bytes; one longer entry is still a batch.
+const maxBatchBytes = 8 << 20
 
 // Store is one store to follow: its id on the protocol and its file.
 type Store struct{ ID, Path string }
@@ -69,37 +57,36 @@ type stream struct {
 	entryAt time.Time   // when the store last delivered an entry
 	warned  bool        // the stall warning is printed
 	gens    int         // generations of the store already noted
+	from    string      // where the resume position came from (protocol.FromCursor, ...)
 }
 
-// feeder runs one feed.
+// feeder runs one feed: the main loop over the streams, the ledger of what
+// was delivered and reported, and the consumer. What persists is the
+// checkpoint's (checkpoint.go), what falls due by time the clock's
+// (clock.go), how a run is stopped from outside the shutdown's (shutdown.go).
 type feeder struct {
-	opt      Options
-	streams  []*stream
-	led      *ledger
-	con      *consumer
-	sent     int64 // entries sent, for --max
-	pending  int64 // entries in prepared chunks, for --max
-	turn     int   // round robin start
-	hdr      []byte
-	w        *writer // the consumer's stdin
-	wk       *waker  // wakes the loop's ppoll: a signal, the consumer's exit
-	spin     *spin.Spinner
-	fds      [3]pollFd
-	cur      cursor.Marks
-	saved    []int64 // offsets in the cursor file
-	offs     []int64 // scratch
-	savedAt  time.Time
-	saver    *saver
-	polledAt time.Time
-	signal   atomic.Value // os.Signal that interrupted the run
-	force    atomic.Bool  // a second signal: kill the consumer now
-	forced   bool         // the consumer was killed for it
-	prog     *progress
-	copied   bool // the copytruncate note is printed
-	stuck    struct {
-		written int64     // the writer's count when an interrupted write last saw progress
-		at      time.Time // when
-	}
+	opt     Options
+	streams []*stream
+	led     *ledger
+	con     *consumer
+	sent    int64 // entries sent, for --max
+	pending int64 // entries in prepared chunks, for --max
+	turn    int   // round robin start
+	hdr     []byte
+	w       *writer // the consumer's stdin
+	wk      *waker  // wakes the loop's ppoll: a signal, the consumer's exit
+	spin    *spin.Spinner
+	fds     [3]pollFd
+	cp      checkpoint
+	clock   clock
+	stop    shutdown
+	prog    *progress
+	copied  bool // the copytruncate note is printed
+}
+
+// newFeeder returns a feeder for opt, its stores not yet opened.
+func newFeeder(opt Options) *feeder {
+	return &feeder{opt: opt, cp: checkpoint{path: opt.Cursor, cur: cursor.Marks{}}, clock: newClock(opt), prog: newProgress(opt.Stderr, opt.Progress), spin: spin.New()}
 }
 
 // errMax stops a run at --max: an interrupt, not an end.
@@ -108,7 +95,8 @@ var errMax = errors.New("feed: --max reached")
 // Run feeds the stores to the consumer until the end (one-shot), a signal,
 // --max or an error, persists the cursor and returns the exit status.
 func Run(opt Options, signals <-chan os.Signal) (int, error) {
-	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(opt.Stderr, opt.Progress), spin: spin.New()}
+	f := newFeeder(opt)
+	defer f.cp.release()
 	if err := f.open(); err != nil {
 		return 1, err
 	}
@@ -126,13 +114,13 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 	// The consumer starts up (a Go runtime, a document, a tape: ~4 ms
 	// here) while the first cursor is written (two fsyncs, ~1 ms); nothing
 	// is sent to it before that write is done.
-	if err := f.saveStart(); err != nil {
+	if err := f.cp.saveStart(); err != nil {
 		con.abandon()
 		return 1, err
 	}
 	f.con = con
 	f.w = &writer{fd: con.in, wait: f.waitWritable}
-	go f.watch(signals)
+	go f.stop.watch(signals, f.wk)
 	err = f.loop()
 	f.prog.clear()
 	return f.finish(err)
@@ -142,16 +130,12 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 // --reset a cursor that does not parse is replaced, not an error: it must not
 // stand in the way of re-deriving.
 func (f *feeder) open() error {
-	if f.opt.Cursor != "" {
-		c, err := cursor.LoadMarks(f.opt.Cursor)
-		switch {
-		case err != nil && f.opt.Reset:
-			f.note("feed: %v; --reset replaces it", err)
-		case err != nil:
-			return fmt.Errorf("feed: %w", err)
-		default:
-			f.cur = c
-		}
+	replaced, err := f.cp.load(f.opt.Reset)
+	if err != nil {
+		return err
+	}
+	if replaced != nil {
+		f.note("feed: %v; --reset replaces it", replaced)
 	}
 	if err := sameFile(f.opt.Stores); err != nil {
 		return err
@@ -160,21 +144,68 @@ func (f *feeder) open() error {
 	start := make([]int64, len(f.opt.Stores))
 	now := time.Now()
 	for i, st := range f.opt.Stores {
-		m, err := f.resume(st)
+		m, from, err := f.resume(st)
 		if err != nil {
 			return err
 		}
 		r, err := store.Resume(st.Path, m.Offset, m.Gen, f.opt.MaxLine)
 		if err != nil {
+			return f.resumeErr(st, m, err)
+		}
+		if ok, err := r.AtLineStart(); err != nil || !ok {
+			r.Close()
+			if err == nil {
+				err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, store.Rederive)
+			}
 			return fmt.Errorf("feed: store %s: %w", st.ID, err)
 		}
-		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1})
+		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1, from: from})
 		ids[i], start[i] = st.ID, m.Offset
 	}
 	f.led = newLedger(ids, start)
-	f.saver = newSaver(f.opt.Cursor)
-	f.saved = append([]int64(nil), start...)
+	f.cp.bind(f.streams, f.led, start)
 	return nil
+}
+
+// resumeErr says why store st cannot resume at its mark m. A file that is
+// the cursor's inode with other first bytes was truncated in place and
+// rewritten (copytruncate) or rotated with its inode reused while feed was
+// down: its new lines cannot go on at the cursor's position, and a --reset
+// would put them at positions the consumer already holds. They start a
+// store of their own instead, under a new id.
+func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
+	var rep *store.ReplacedError
+	if !errors.As(err, &rep) || !rep.SameInode() {
+		return fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	old := "is not beside it under a rotated name (compressed or removed?)"
+	check := ""
+	if cp := store.FindCopy(st.Path, m.Gen); cp != "" {
+		old = fmt.Sprintf("is %s (the same first %d bytes)", cp, m.Gen.SigLen)
+		if fi, err := os.Stat(cp); err == nil && m.Gen.Base+fi.Size() > m.Offset {
+			old += fmt.Sprintf("; its last %d bytes, after position %d, were never fed and are not counted by this remedy", m.Gen.Base+fi.Size()-m.Offset, m.Offset)
+		}
+		check = fmt.Sprintf("; check both with tgcheck --against %s=%s --against %s.2=%s %s", st.ID, cp, st.ID, st.Path, tallyStore(f.opt.Consumer))
+	}
+	return fmt.Errorf("feed: store %s: %s; %s. That counts the tally store again from what %s holds now, without its old content. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
+		st.ID, rep.What(), store.Rederive, st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
+}
+
+// storeArg is how a store is named on the command line.
+func storeArg(st Store) string {
+	if st.ID == filepath.Base(st.Path) {
+		return st.Path
+	}
+	return st.ID + "=" + st.Path
+}
+
+// tallyStore names the tally store of a consumer "tally --run DIR", else
+// says TALLYSTORE.
+func tallyStore(argv []string) string {
+	if n := len(argv); n >= 2 && argv[n-2] == "--run" {
+		return argv[n-1]
+	}
+	return "TALLYSTORE"
 }
 
 // sameFile refuses two stores that are one file (named twice, or through a
@@ -192,23 +223,24 @@ func sameFile(stores []Store) error {
 	return nil
 }
 
-// resume returns where a store starts: 0 on --reset, else its cursor
-// mark, else (a store the cursor does not know) --from.
-func (f *feeder) resume(st Store) (cursor.Mark, error) {
-	if m, ok := f.cur[st.ID]; ok && !f.opt.Reset {
-		return m, nil
+// resume returns where a store starts, and where that came from: 0 on
+// --reset, else its cursor mark, else (a store the cursor does not know)
+// --from.
+func (f *feeder) resume(st Store) (cursor.Mark, string, error) {
+	if m, ok := f.cp.cur[st.ID]; ok && !f.opt.Reset {
+		return m, protocol.FromCursor, nil
 	}
 	if err := f.renamed(st); err != nil {
-		return cursor.Mark{}, err
+		return cursor.Mark{}, "", err
 	}
 	if !f.opt.FromEnd || f.opt.Reset {
-		return cursor.Mark{}, nil
+		return cursor.Mark{}, protocol.FromStart, nil
 	}
 	pos, err := store.EndOfLastLine(st.Path)
 	if err != nil {
-		return cursor.Mark{}, fmt.Errorf("feed: store %s: %w", st.ID, err)
+		return cursor.Mark{}, "", fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
-	return cursor.Mark{Offset: pos}, nil
+	return cursor.Mark{Offset: pos}, protocol.FromEnd, nil
 }
 
 // renamed refuses a store the cursor does not know by its id but follows
@@ -219,9 +251,9 @@ func (f *feeder) renamed(st Store) error {
 	if f.opt.Reset {
 		return nil
 	}
-	for _, id := range slices.Sorted(maps.Keys(f.cur)) {
-		if store.IsGen(st.Path, f.cur[id].Gen) {
-			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped, or run with --reset to read every store again", st.ID, st.Path, id, id, st.Path, id)
+	for _, id := range slices.Sorted(maps.Keys(f.cp.cur)) {
+		if store.IsGen(st.Path, f.cp.cur[id].Gen) {
+			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped (under a new id its entries would be counted a second time), or, to count it under the new id, re-derive: tally --provision --replace on the tally store, then feed --reset", st.ID, st.Path, id, id, st.Path, id)
 		}
 	}
 	return nil
@@ -230,21 +262,6 @@ func (f *feeder) renamed(st Store) error {
 func (f *feeder) closeStores() {
 	for _, s := range f.streams {
 		s.r.Close()
-	}
-}
-
-// watch turns a signal into an interrupt: it wakes the loop, also out of a
-// write stuck on a consumer that does not read. The first signal lets the
-// consumer finish (its stdin closed, exitGrace to exit); a second one, an
-// operator who will not wait, kills it at once.
-func (f *feeder) watch(signals <-chan os.Signal) {
-	for sig := range signals {
-		if f.signal.Load() == nil {
-			f.signal.Store(sig)
-		} else {
-			f.force.Store(true)
-		}
-		f.wk.wake()
 	}
 }
 
@@ -279,45 +296,13 @@ func (f *feeder) wait(d time.Duration, writing bool) {
 	f.led.pump(c.rep)
 }
 
-// errAbandoned stops a write that waits on a full pipe: a consumer that
-// broke the protocol (and may never read again), a second signal, or, after
-// an interrupt, a consumer that takes none of the bytes for stuckWrite.
-var errAbandoned = errors.New("feed: write abandoned")
-
-// waitWritable is the writer's wait: reports keep being read meanwhile, so
-// a consumer blocked writing them cannot deadlock against feed.
-//
-// An interrupt does not cut a batch the consumer is still reading: a cut
-// batch breaks the protocol (tally then stops with an error, without making
-// its last records durable and reporting them), so the write goes on while
-// the consumer takes its bytes. Only a consumer that takes none for
-// stuckWrite, or a second signal, abandons it.
-func (f *feeder) waitWritable() error {
-	if f.signal.Load() == nil {
-		f.wait(-1, true)
-	} else {
-		now := time.Now()
-		if f.w.written != f.stuck.written || f.stuck.at.IsZero() {
-			f.stuck.written, f.stuck.at = f.w.written, now
-		}
-		left := f.stuck.at.Add(stuckWrite).Sub(now)
-		if left <= 0 {
-			return errAbandoned
-		}
-		f.wait(left, true)
-	}
-	if err, _ := f.led.status(); err != nil || f.force.Load() {
-		return errAbandoned
-	}
-	return nil
-}
-
 // loop sends until every store ended (one-shot), or an interrupt or error.
 func (f *feeder) loop() error {
 	var b []byte
 	b = protocol.AppendHello(b)
 	for _, s := range f.streams {
-		b = protocol.AppendStore(b, s.ID, s.r.Pos())
+		g := s.r.GenAt(s.r.Pos())
+		b = protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
 	}
 	if err := f.write(b); err != nil {
 		return err
@@ -348,7 +333,7 @@ func (f *feeder) loop() error {
 			continue
 		}
 		d := time.Duration(-1)
-		if due, ok := f.nextDue(now); ok {
+		if due, ok := f.nextDue(); ok {
 			d = max(due.Sub(now), 0)
 		}
 		f.wait(d, false)
@@ -383,37 +368,30 @@ func (f *feeder) poll(now time.Time) bool {
 	// but feed may have spent most of spin.Max since then on its own work
 	// (a 2 MiB read of the store, every ~20 batches at 512): a late wait
 	// still polls for half of it. Timed from the send alone, dozens of
-	// waits a run slept at once (bench/README.md, "The figures behind the code's comments"), and each let tally's report wake feed
-	// onto tally's CPU.
-	budget, ok := f.spin.Budget(min(now.Sub(last), spin.Max/2))
-	if !ok {
-		return false
-	}
-	var over bool // a protocol error or the consumer's end: check stops the run
-	taken := spin.Poll(budget, func() bool {
-		f.led.pump(f.con.rep)
-		for _, s := range f.streams {
-			if s.ready && !f.led.parked(s.i) {
-				return true
-			}
+	// waits a run slept at once (bench/README.md, "The figures behind the
+	// code's comments"), and each let tally's report wake feed onto
+	// tally's CPU.
+	return f.spin.Await(min(now.Sub(last), spin.Max/2), f.look)
+}
+
+// look is one look of poll's wait: a store's batch taken is what it waits
+// for; a protocol error or the consumer's end is over (check stops the run).
+func (f *feeder) look() spin.Look {
+	f.led.pump(f.con.rep)
+	for _, s := range f.streams {
+		if s.ready && !f.led.parked(s.i) {
+			return spin.Found
 		}
-		err, eof := f.led.status()
-		over = err != nil || eof
-		return over
-	})
-	switch {
-	case over:
-	case taken:
-		f.spin.Hit()
-	default:
-		f.spin.Missed()
 	}
-	return taken
+	if err, eof := f.led.status(); err != nil || eof {
+		return spin.Over
+	}
+	return spin.Again
 }
 
 // check returns why the run must stop now, if it must.
 func (f *feeder) check() error {
-	if f.signal.Load() != nil {
+	if f.stop.interrupted() {
 		return errInterrupted
 	}
 	exited := f.con.hasExited() // before the pump, which then sees its stdout's end
@@ -425,7 +403,7 @@ func (f *feeder) check() error {
 	if err != nil {
 		return err
 	}
-	if err := f.saver.failed(); err != nil {
+	if err := f.cp.failed(); err != nil {
 		return err
 	}
 	if eof {
@@ -436,8 +414,6 @@ func (f *feeder) check() error {
 	}
 	return nil
 }
-
-var errInterrupted = errors.New("feed: interrupted")
 
 // errExited is a consumer gone before its input ended while something else
 // (a grandchild) keeps its stdout open.
@@ -513,7 +489,7 @@ func (f *feeder) allEnded() bool {
 func (f *feeder) sendTurn() (bool, error) {
 	sent := false
 	n := len(f.streams)
-	for k := 0; k < n && f.signal.Load() == nil; k++ { // interrupted: nothing new
+	for k := 0; k < n && !f.stop.interrupted(); k++ { // interrupted: nothing new
 		s := f.streams[(f.turn+k)%n]
 		if !s.ready || f.led.parked(s.i) {
 			continue
@@ -591,7 +567,7 @@ func (f *feeder) writeErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case f.signal.Load() != nil:
+	case f.stop.interrupted():
 		return errInterrupted
 	case f.led.err != nil:
 		return f.led.err
@@ -599,237 +575,6 @@ func (f *feeder) writeErr(err error) error {
 		return errors.New("feed: the consumer stopped reading its input (broken pipe)")
 	}
 	return fmt.Errorf("feed: writing to the consumer: %w", err)
-}
-
-// tick does what is due by the clock: polls stores at their end, idle lines,
-// stall warnings, the cursor and the progress line. polled says stores at
-// their end are to be read again before the loop waits.
-func (f *feeder) tick(now time.Time) (polled bool, err error) {
-	if f.opt.Follow && now.Sub(f.polledAt) >= pollEvery {
-		f.polledAt = now
-		for _, s := range f.streams {
-			polled = polled || s.dry
-			s.dry = false
-		}
-	}
-	for _, s := range f.streams {
-		if due, ok := f.idleDue(s); ok && !now.Before(due) {
-			if s.dryAt.Before(due) {
-				// The store was last read before the idle fell due, up to
-				// a poll interval ago: read it once more, so that an idle
-				// never claims "nothing new" over lines already written
-				// (they would be late if it carried the event time past
-				// their bucket). The idle goes out on the next turn if
-				// there is still nothing.
-				s.dry, polled = false, true
-				continue
-			}
-			s.idleAt = now
-			quiet := now.Sub(s.entryAt).Milliseconds()
-			if err := f.write(protocol.AppendIdle(f.hdr[:0], s.ID, quiet)); err != nil {
-				return false, err
-			}
-		}
-		if due, ok := f.stallDue(s); ok && !now.Before(due) {
-			s.warned = true
-			f.warn("feed: store %s has been parked for %v with no report: the consumer is holding a batch; a consumer that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
-		}
-	}
-	if now.Sub(f.savedAt) >= saveEvery {
-		if err := f.save(now); err != nil {
-			return false, err
-		}
-	}
-	f.prog.draw(now, f.status)
-	return polled, nil
-}
-
-// idleDue says when store s is owed an idle line: only at its live edge
-// (following, everything delivered and taken, nothing new), every idle tick.
-func (f *feeder) idleDue(s *stream) (time.Time, bool) {
-	if !f.opt.Follow || !s.dry || s.ready || f.led.parked(s.i) {
-		return time.Time{}, false
-	}
-	last := s.sentAt
-	if s.idleAt.After(last) {
-		last = s.idleAt
-	}
-	return last.Add(f.opt.IdleTick), true
-}
-
-// stallDue says when a parked store with no report earns its one warning.
-func (f *feeder) stallDue(s *stream) (time.Time, bool) {
-	if s.warned || f.opt.Stall <= 0 || !f.led.parked(s.i) {
-		return time.Time{}, false
-	}
-	last := s.sentAt
-	if at := f.led.since(s.i); at.After(last) {
-		last = at
-	}
-	return last.Add(f.opt.Stall), true
-}
-
-// nextDue returns the earliest clock deadline; none means the loop waits for
-// reports alone.
-func (f *feeder) nextDue(now time.Time) (time.Time, bool) {
-	var due time.Time
-	earliest := func(t time.Time, ok bool) {
-		if ok && (due.IsZero() || t.Before(due)) {
-			due = t
-		}
-	}
-	for _, s := range f.streams {
-		earliest(f.polledAt.Add(pollEvery), f.opt.Follow && s.dry)
-		earliest(f.idleDue(s))
-		earliest(f.stallDue(s))
-	}
-	earliest(f.savedAt.Add(saveEvery), f.unsaved())
-	earliest(f.prog.due())
-	return due, !due.IsZero()
-}
-
-// unsaved reports whether a report moved an offset past the cursor file,
-// or the signature of the generation holding an offset grew past the one
-// in the cursor file (its first bytes were read since): a cursor whose
-// signature covers fewer bytes than were read cannot tell the content
-// feed read from what a copytruncate later writes into the same file.
-func (f *feeder) unsaved() bool {
-	if f.opt.Cursor == "" {
-		return false
-	}
-	f.offs = f.led.offsets(f.offs)
-	for i, o := range f.offs {
-		if o != f.saved[i] {
-			return true
-		}
-		s := f.streams[i]
-		if g, m := s.r.GenAt(o), f.cur[s.ID].Gen; g.SigLen != m.SigLen || g.Sig != m.Sig {
-			return true
-		}
-	}
-	return false
-}
-
-// save persists the last valid offsets when they moved.
-func (f *feeder) save(now time.Time) error {
-	if !f.unsaved() {
-		return nil
-	}
-	f.mark()
-	if err := f.saver.submit(f.cur); err != nil {
-		return err
-	}
-	copy(f.saved, f.offs)
-	f.savedAt = now
-	return nil
-}
-
-// saveNow writes the cursor at the end of the run, once the background
-// saver has stopped, so that nothing can overwrite it.
-func (f *feeder) saveNow() error {
-	err := f.saver.stop()
-	if !f.unsaved() {
-		return err
-	}
-	f.mark()
-	if serr := f.cur.Save(f.opt.Cursor); serr != nil && err == nil {
-		err = fmt.Errorf("feed: %w", serr)
-	}
-	return err
-}
-
-// saveStart writes the cursor before anything is sent, so that it names
-// every store's file from the first moment: a rotation before the first
-// durable offset is then still recognised on a restart, and the old file
-// read to its end (without it, a restart would start at the new file's 0).
-func (f *feeder) saveStart() error {
-	if f.opt.Cursor == "" {
-		return nil
-	}
-	f.offs = f.led.offsets(f.offs)
-	f.mark()
-	if err := f.cur.Save(f.opt.Cursor); err != nil {
-		return fmt.Errorf("feed: %w", err)
-	}
-	return nil
-}
-
-// mark sets every store's cursor mark to its last reported offset.
-func (f *feeder) mark() {
-	for i, s := range f.streams {
-		f.cur[s.ID] = cursor.Mark{Offset: f.offs[i], Gen: s.r.GenAt(f.offs[i])}
-	}
-}
-
-// finish ends the run after loop returned why: it closes the consumer's
-// stdin (no end lines unless every store ended), waits for its last reports
-// and its exit, persists, and gives the exit status.
-func (f *feeder) finish(why error) (int, error) {
-	cerr := f.stopConsumer()
-	perr, _ := f.led.status()
-	serr := f.saveNow()
-	sig, _ := f.signal.Load().(syscall.Signal)
-	switch {
-	case why == errInterrupted:
-		f.note("feed: interrupted by %s: no end sent (the consumer seals nothing early); the cursor holds the last reported offsets", signalName(sig))
-		if f.con.stoppedBy(sig) {
-			// Ctrl-C signals the terminal's whole process group: the
-			// consumer stopped with feed, as it should.
-			cerr = nil
-		}
-		return 128 + int(sig), cmp.Or(perr, cerr, serr)
-	case why == nil && f.forced:
-		// Every end was sent, but a second signal cut the consumer's finish.
-		return 128 + int(sig), cmp.Or(perr, cerr, serr)
-	case why == errMax:
-		f.note("feed: stopped after --max %d entries: no end sent (the consumer seals nothing early); run again to continue", f.opt.Max)
-		why = nil
-	case why != nil && cerr != nil:
-		// The consumer's own death explains the broken pipe or the early EOF.
-		return 1, cerr
-	}
-	if err := cmp.Or(why, perr, cerr, serr); err != nil {
-		return 1, err
-	}
-	return 0, nil
-}
-
-// stopConsumer closes the consumer's stdin, reads its last reports and
-// waits for it to exit, killing it after exitGrace. Offsets reported
-// meanwhile go to the saver at once: a valid report is durable whatever the
-// exit, so the cursor's fsyncs overlap the consumer's exit instead of
-// following it (bench/README.md, "The figures behind the code's comments").
-func (f *feeder) stopConsumer() error {
-	c := f.con
-	c.closeInput()
-	c.awaitExit(f.wk)
-	deadline := time.Now().Add(exitGrace)
-	var killed error
-	for !c.hasExited() {
-		f.save(time.Now()) // a failed write is saveNow's error
-		d := time.Until(deadline)
-		if killed == nil {
-			switch {
-			case f.force.Load():
-				f.forced = true
-				killed = fmt.Errorf("feed: a second signal: the consumer %s was killed before it exited", c.cmd.Args[0])
-			case d <= 0:
-				killed = fmt.Errorf("feed: the consumer did not exit within %v of its input closing; it was killed", exitGrace)
-			}
-			if killed != nil {
-				c.cmd.Process.Kill()
-			}
-		}
-		if killed != nil {
-			d = -1 // until the exit wakes the loop
-		}
-		f.wait(d, false)
-	}
-	f.led.pump(c.rep)
-	if killed != nil {
-		return killed
-	}
-	return c.exitErr()
 }
 
 // note prints a note unless -q: what feed did (a rotation followed, an
@@ -864,21 +609,4 @@ func (f *feeder) status() (string, int64) {
 		fmt.Fprintf(&b, " | %s %s behind, %s", s.ID, bytesText(behind), state)
 	}
 	return b.String(), total
-}
-
-// The defaults of the command line.
-const (
-	defaultIdleTick = time.Second
-	defaultStall    = 30 * time.Second
-)
-
-// signalName names the two signals feed stops on as an operator types them.
-func signalName(sig os.Signal) string {
-	switch sig {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return sig.String()
 }

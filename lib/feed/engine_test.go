@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timbertally/timbertally/lib/cursor"
-	"github.com/timbertally/timbertally/lib/spin"
 	"github.com/timbertally/timbertally/lib/store"
 )
 
@@ -38,7 +36,12 @@ done
 // seconds; it returns the directory, what was printed and the exit status.
 func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, string, int) {
 	t.Helper()
-	dir := t.TempDir()
+	return runFeedIn(t, t.TempDir(), content, hold, edit)
+}
+
+// runFeedIn is runFeed in dir, which may hold a cursor from an earlier run.
+func runFeedIn(t *testing.T, dir, content, hold string, edit func(*Options)) (string, string, int) {
+	t.Helper()
 	os.WriteFile(filepath.Join(dir, "s.log"), []byte(content), 0o644)
 	os.WriteFile(filepath.Join(dir, "ack.sh"), []byte(slowAck), 0o644)
 	t.Chdir(dir)
@@ -57,7 +60,7 @@ func runFeed(t *testing.T, content, hold string, edit func(*Options)) (string, s
 func TestFromEndStartsAfterTheLastCompleteLine(t *testing.T) {
 	dir, stderr, status := runFeed(t, "a\nb\npart", "0", func(o *Options) { o.FromEnd = true })
 	in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
-	if status != 0 || string(in) != "feed v=1\nstore id=s offset=4\nend id=s\n" {
+	if status != 0 || string(in) != "feed v=1\nstore id=s offset=4 gen=0 sig=bad43928 siglen=8 from=end\nend id=s\n" {
 		t.Fatalf("status %d, %s; the consumer read %q, want the store at 4 and no batch", status, stderr, in)
 	}
 }
@@ -69,7 +72,7 @@ func TestTheCursorWinsOverFromEndAndResetWinsOverBoth(t *testing.T) {
 	for _, c := range []struct {
 		reset bool
 		want  string
-	}{{false, "store id=s offset=2\n"}, {true, "store id=s offset=0\n"}} {
+	}{{false, "store id=s offset=2 gen=0 sig=18572a97 siglen=4 from=cursor\n"}, {true, "store id=s offset=0 gen=0 sig=18572a97 siglen=4 from=start\n"}} {
 		opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"}, Cursor: "cur",
 			BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &bytes.Buffer{}, FromEnd: true, Reset: c.reset}
 		if status, err := Run(opt, make(chan os.Signal)); status != 0 || err != nil {
@@ -100,6 +103,11 @@ func TestAParkedStoreWithNoReportIsWarnedOnce(t *testing.T) {
 	_, stderr, status := runFeed(t, content, "0.2", func(o *Options) { o.Stall, o.BatchSize = time.Millisecond, 1 })
 	if n := strings.Count(stderr, "store s has been parked for 1ms with no report"); status != 0 || n != 1 {
 		t.Fatalf("status %d; the stall warning was printed %d times, want once:\n%s", status, n, stderr)
+	}
+	// A consumer whose report sits in an unflushed buffer (Python's print
+	// into a pipe) looks the same: the warning names it, not only taken=.
+	if !strings.Contains(stderr, "wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report") {
+		t.Fatalf("the stall warning does not name an unflushed report:\n%s", stderr)
 	}
 }
 
@@ -193,7 +201,7 @@ func TestAStoreIsReadOnceMoreBeforeItsIdleLine(t *testing.T) {
 		}
 		s, now := f.streams[0], time.Now()
 		// The idle falls due now; the store was last read 200 ms before.
-		f.polledAt, s.sentAt, s.dryAt = now, now.Add(-f.opt.IdleTick), now.Add(-f.opt.IdleTick-200*time.Millisecond)
+		f.clock.polledAt, s.sentAt, s.dryAt = now, now.Add(-f.opt.IdleTick), now.Add(-f.opt.IdleTick-200*time.Millisecond)
 		if grows {
 			os.WriteFile(path, []byte("a line written since the last read\n"), 0o644)
 		}
@@ -296,7 +304,10 @@ func openFeeder(t *testing.T, content string, edit func(*Options)) *feeder {
 	os.WriteFile(path, []byte(content), 0o644)
 	opt := Options{Stores: []Store{{ID: "s", Path: path}}, BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine}
 	edit(&opt)
-	f := &feeder{opt: opt, cur: cursor.Marks{}, prog: newProgress(io.Discard, false), spin: spin.New()}
+	if opt.Stderr == nil {
+		opt.Stderr = io.Discard
+	}
+	f := newFeeder(opt)
 	if err := f.open(); err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func FuzzParseHeader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		h, err := ParseHeader(line)
-		checkOutlivesItsLine(t, line, err, h.V, h.ID, h.Reason)
+		checkOutlivesItsLine(t, line, err, h.V, h.ID, h.Reason, h.From)
 		if err != nil {
 			return
 		}
@@ -71,7 +71,7 @@ func FuzzParseHeader(f *testing.F) {
 			}
 			back = AppendHello(nil)
 		case KindStore:
-			back = AppendStore(nil, h.ID, h.Offset)
+			back = AppendStoreFrom(nil, h.ID, h.Offset, h.Gen, h.From)
 		case KindBatch:
 			back = AppendBatch(nil, h.ID, h.Offset, h.End, h.Entries)
 		case KindSkip:

@@ -21,6 +21,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -35,7 +36,7 @@ type Kind int
 const (
 	KindUnknown Kind = iota
 	KindHello        // feed v=1
-	KindStore        // store id= offset=
+	KindStore        // store id= offset= [gen= sig= siglen=] [from=]
 	KindBatch        // batch id= offset= end= entries=
 	KindSkip         // skip id= offset= end= reason=
 	KindIdle         // idle id= quiet=
@@ -52,7 +53,31 @@ type Header struct {
 	Entries int    // KindBatch: how many entry lines follow
 	Reason  string // KindSkip: a word saying why the bytes are no entry
 	QuietMS int64  // KindIdle: milliseconds since the store last delivered an entry
+	Gen     Gen    // KindStore: the generation holding the resume position, when given
+	From    string // KindStore: where the resume position came from (FromCursor, ...), "" when not said
 }
+
+// Gen is a store generation's identity on a store line: the position of its
+// file's first byte and the CRC-32 (IEEE) of its first SigLen bytes (at
+// most 256), so that a consumer can tell whether the content it is about to
+// be sent at positions it already holds is the content it holds. Known is
+// false when the line did not carry it (an older feed).
+type Gen struct {
+	Known  bool
+	Base   int64
+	Sig    uint32
+	SigLen int
+}
+
+// Where a store line's resume position came from (from=): the cursor, or,
+// for a store the cursor does not hold (or under --reset), the store's
+// start or its end (feed --from end). Only a position from the cursor
+// claims that the consumer accounts for everything before it.
+const (
+	FromCursor = "cursor"
+	FromStart  = "start"
+	FromEnd    = "end"
+)
 
 // Report is one consumer → feed progress line. Taken equals Offset when the
 // consumer omitted it.
@@ -109,7 +134,7 @@ func ParseHeader(line []byte) (Header, error) {
 		h.V, err = kv.str("v")
 	case "store":
 		h.Kind = KindStore
-		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset))
+		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.gen(&h.Gen), kv.opt("from", &h.From))
 	case "batch":
 		h.Kind = KindBatch
 		var n int64
@@ -187,6 +212,24 @@ func AppendStore(b []byte, id string, offset int64) []byte {
 	b = append(b, "store id="...)
 	b = append(b, id...)
 	b = AppendNum(b, " offset=", offset)
+	return append(b, '\n')
+}
+
+// AppendStoreFrom appends a store line that also gives the generation
+// holding the resume position and where that position came from.
+func AppendStoreFrom(b []byte, id string, offset int64, g Gen, from string) []byte {
+	b = AppendStore(b, id, offset)
+	b = b[:len(b)-1]
+	if g.Known {
+		b = AppendNum(b, " gen=", g.Base)
+		b = append(b, " sig="...)
+		b = fmt.Appendf(b, "%08x", g.Sig)
+		b = AppendNum(b, " siglen=", int64(g.SigLen))
+	}
+	if from != "" {
+		b = append(b, " from="...)
+		b = append(b, from...)
+	}
 	return append(b, '\n')
 }
 
@@ -271,6 +314,42 @@ func (kv *fields) word(k string, dst *string) error {
 	}
 	*dst = v
 	return err
+}
+
+// opt reads the word at k when the line has it.
+func (kv *fields) opt(k string, dst *string) error {
+	if _, ok := kv.get(k); !ok {
+		return nil
+	}
+	return kv.word(k, dst)
+}
+
+// gen reads a store line's generation: gen= sig= siglen=, all or none.
+func (kv *fields) gen(g *Gen) error {
+	_, a := kv.get("gen")
+	_, b := kv.get("sig")
+	_, c := kv.get("siglen")
+	if !a && !b && !c {
+		return nil
+	}
+	var n int64
+	err := cmp.Or(kv.num("gen", &g.Base), kv.num("siglen", &n))
+	if err == nil && n > 256 {
+		err = fmt.Errorf("siglen=%d is over 256", n)
+	}
+	if err != nil {
+		return err
+	}
+	v, err := kv.view("sig")
+	if err != nil {
+		return err
+	}
+	sig, perr := strconv.ParseUint(v, 16, 32)
+	if perr != nil || len(v) != 8 {
+		return fmt.Errorf("sig=%q is not 8 hex digits", v)
+	}
+	g.Known, g.Sig, g.SigLen = true, uint32(sig), int(n)
+	return nil
 }
 
 // num reads the number of k (ParseNum).

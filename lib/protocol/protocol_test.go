@@ -13,6 +13,8 @@ func TestEveryHeaderKindParsesBackFromItsFormat(t *testing.T) {
 	}{
 		{AppendHello(nil), Header{Kind: KindHello, V: "1"}},
 		{AppendStore(nil, "web1", 186350), Header{Kind: KindStore, ID: "web1", Offset: 186350}},
+		{AppendStoreFrom(nil, "web1", 186350, Gen{Known: true, Base: 100, Sig: 0x30d022ed, SigLen: 256}, FromCursor),
+			Header{Kind: KindStore, ID: "web1", Offset: 186350, Gen: Gen{Known: true, Base: 100, Sig: 0x30d022ed, SigLen: 256}, From: "cursor"}},
 		{AppendBatch(nil, "web1", 10, 20, 3), Header{Kind: KindBatch, ID: "web1", Offset: 10, End: 20, Entries: 3}},
 		{AppendSkip(nil, "web1", 20, 2000, "too-long"), Header{Kind: KindSkip, ID: "web1", Offset: 20, End: 2000, Reason: "too-long"}},
 		{AppendIdle(nil, "a.b_c-9", 1500), Header{Kind: KindIdle, ID: "a.b_c-9", QuietMS: 1500}},
@@ -25,6 +27,26 @@ func TestEveryHeaderKindParsesBackFromItsFormat(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("ParseHeader(%q) = %+v, %v; want %+v", tc.line, got, err, tc.want)
 		}
+	}
+}
+
+// A store line's generation is all three keys or none: a line that says
+// half of it cannot be compared with what the consumer holds.
+func TestAStoreLinesGenerationIsAllOrNothing(t *testing.T) {
+	for _, line := range []string{
+		"store id=a offset=0 gen=0",
+		"store id=a offset=0 gen=0 sig=30d022ed",
+		"store id=a offset=0 gen=0 sig=30d0 siglen=4",
+		"store id=a offset=0 gen=0 sig=30d022ed siglen=257",
+		"store id=a offset=0 from=",
+	} {
+		if h, err := ParseHeader([]byte(line)); err == nil {
+			t.Errorf("%q parsed to %+v", line, h)
+		}
+	}
+	h, err := ParseHeader([]byte("store id=a offset=7"))
+	if err != nil || h.Gen.Known || h.From != "" {
+		t.Errorf("a store line of an older feed: %+v, %v; want no generation and no from", h, err)
 	}
 }
 

@@ -52,7 +52,9 @@ crash) are left out with a note. Several tapes merge by summing each series
 --from/--to take RFC 3339 or a duration relative to now (-1h); from is
 inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
 to a coarser step aligned to the Unix epoch; it needs each metric's kind, from
-the store's document or, for a bare tape, from --kind METRIC=KIND.
+the store's document or, for a bare tape, from --kind METRIC=KIND. With --step
+every row is a whole step: a --from or --to inside a step is widened to the
+step's start or end, with a note on stderr.
 
 --quantile Q[,Q...] prints, instead of the values, each histogram's estimated
 quantiles per bucket (or --step), as Prometheus's histogram_quantile estimates
@@ -126,6 +128,7 @@ type settings struct {
 	width    int       // of a --plot chart
 	names    []string
 	parsed   bool
+	notes    []string // said on stderr once the command line is parsed
 }
 
 func (s *settings) parse(c *cli.Context) error {
@@ -153,6 +156,7 @@ func (s *settings) parse(c *cli.Context) error {
 	if s.view.step = c.Duration("step"); s.view.step < 0 || (s.view.step == 0 && c.IsSet("step")) {
 		return command.Usagef("tgread: --step %v is not a step; give one such as 1m", s.view.step)
 	}
+	s.alignToStep(c.String("from"), c.String("to"))
 	if c.IsSet("from") && c.IsSet("to") && !s.opt.From.Before(s.opt.To) {
 		return command.Usagef("tgread: --from %s is not before --to %s: the range holds no bucket", c.String("from"), c.String("to"))
 	}
@@ -190,6 +194,31 @@ func (s *settings) parse(c *cli.Context) error {
 	return nil
 }
 
+// alignToStep widens --from and --to to whole --step steps, and says so
+// when it moved one: a step only partly inside the range would otherwise be
+// a row holding part of a step under the step's whole label (--from
+// 13:56:30Z --step 1m: a 13:56:00Z row of half a minute), and a relative
+// --from (-10m) is almost never on a step boundary. Rows are whole steps,
+// always; the range asked for is inside them.
+func (s *settings) alignToStep(from, to string) {
+	if s.view.step <= 0 {
+		return
+	}
+	step := int64(s.view.step)
+	if !s.opt.From.IsZero() {
+		if f := s.view.bucket(s.opt.From.UnixNano()); f != s.opt.From.UnixNano() {
+			s.opt.From = time.Unix(0, f).UTC()
+			s.notes = append(s.notes, fmt.Sprintf("tgread: --from %s is inside a %v step: rows are whole steps, from %s", from, s.view.step, s.opt.From.Format(time.RFC3339Nano)))
+		}
+	}
+	if !s.opt.To.IsZero() {
+		if t := s.view.bucket(s.opt.To.UnixNano()); t != s.opt.To.UnixNano() {
+			s.opt.To = time.Unix(0, t+step).UTC()
+			s.notes = append(s.notes, fmt.Sprintf("tgread: --to %s is inside a %v step: rows are whole steps, up to %s", to, s.view.step, s.opt.To.Format(time.RFC3339Nano)))
+		}
+	}
+}
+
 // parseTime reads an RFC 3339 time or a duration relative to now; "" is
 // no bound (the zero time).
 func parseTime(v string, now time.Time) (time.Time, error) {
@@ -223,6 +252,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 	a := app(stdout, stderr, s)
 	err := a.Run(command.Interspersed(a, args))
 	if err == nil && s.parsed { // not --help
+		for _, n := range s.notes {
+			fmt.Fprintln(stderr, n)
+		}
 		w := bufio.NewWriterSize(stdout, 64<<10)
 		err = command.PermissionFix("tgread", s.print(w, stdin, stderr))
 		if ferr := w.Flush(); err == nil && ferr != nil {

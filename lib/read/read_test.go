@@ -466,3 +466,31 @@ func TestOpenMetricsRefusesTwoRowsThatAreOneSeriesThere(t *testing.T) {
 		t.Fatalf("one tape: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// With --step every row is a whole step: a --from inside a step (here half
+// a minute in, or ten minutes before the test's now of 14:00:00, minus 5 s)
+// is widened to the step's start, and a --to inside one to its end, each
+// with one note on stderr; never a row holding half a minute under a whole
+// minute's label.
+func TestStepRowsAreWholeStepsAndAWidenedRangeIsNoted(t *testing.T) {
+	var tape strings.Builder
+	for s := 0; s < 180; s += 10 { // 13:56:00 to 13:58:50, one request a 10 s bucket
+		fmt.Fprintf(&tape, "%s requests{status=\"200\"} 1\n", time.Date(2026, 10, 10, 13, 56, s, 0, time.UTC).Format(time.RFC3339))
+	}
+	st := store(t, filepath.Join(t.TempDir(), "s"), tape.String())
+	r := tgread(t, "", "-f", "tape", "--step", "1m", "-m", "requests", "--from", "2026-10-10T13:56:30Z", "--to", "2026-10-10T13:57:20Z", st)
+	r.want(t, 0, "2026-10-10T13:56:00Z requests{status=\"200\"} 6\n2026-10-10T13:57:00Z requests{status=\"200\"} 6\n")
+	if want := "tgread: --from 2026-10-10T13:56:30Z is inside a 1m0s step: rows are whole steps, from 2026-10-10T13:56:00Z\n" +
+		"tgread: --to 2026-10-10T13:57:20Z is inside a 1m0s step: rows are whole steps, up to 2026-10-10T13:58:00Z\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	r = tgread(t, "", "-f", "tape", "--step", "1m", "-m", "requests", "--from", "-3m55s", st)
+	r.want(t, 0, "2026-10-10T13:56:00Z requests{status=\"200\"} 6\n2026-10-10T13:57:00Z requests{status=\"200\"} 6\n2026-10-10T13:58:00Z requests{status=\"200\"} 6\n")
+	if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "--from -3m55s is inside a 1m0s step") {
+		t.Errorf("a relative --from: stderr %q, want one note", r.stderr)
+	}
+	r = tgread(t, "", "-f", "tape", "--step", "1m", "-m", "requests", "--from", "2026-10-10T13:57:00Z", st)
+	if r.stderr != "" || !strings.HasPrefix(r.stdout, "2026-10-10T13:57:00Z requests{status=\"200\"} 6\n") {
+		t.Errorf("a --from on a step: stdout %q, stderr %q; want rows from it and no note", r.stdout, r.stderr)
+	}
+}

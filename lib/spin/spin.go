@@ -60,9 +60,9 @@ type Spinner struct {
 // cgroup's CPU limit, such as systemd's CPUQuota=).
 func New() *Spinner { return &Spinner{off: runtime.GOMAXPROCS(0) < 2, pause: restMin} }
 
-// Budget returns how long to poll in a wait that began waited ago, and
+// budget returns how long to poll in a wait that began waited ago, and
 // false when the wait should sleep at once.
-func (p *Spinner) Budget(waited time.Duration) (time.Duration, bool) {
+func (p *Spinner) budget(waited time.Duration) (time.Duration, bool) {
 	if p.off {
 		return 0, false
 	}
@@ -74,8 +74,8 @@ func (p *Spinner) Budget(waited time.Duration) (time.Duration, bool) {
 	return left, left > 0
 }
 
-// Missed records a poll that came up empty.
-func (p *Spinner) Missed() {
+// missed records a poll that came up empty.
+func (p *Spinner) missed() {
 	if p.misses++; p.misses < missesMax {
 		return
 	}
@@ -91,37 +91,62 @@ func (p *Spinner) Missed() {
 // slept in many more of its waits (figures: bench/README.md, "The figures behind the code's comments"). A raw system call: it never blocks.
 func Yield() { syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }
 
-// Poll calls look, yielding between calls, until it reports true or budget
-// has passed since the first call, and reports whether look did. It looks
-// once at least, however late the poller is scheduled (on a loaded machine
-// a yield can outlast the whole budget).
-func Poll(budget time.Duration, look func() bool) bool {
+// poll calls look, yielding between calls, until it reports anything but
+// Again or budget has passed since the first call, and returns its last
+// answer. It looks once at least, however late the poller is scheduled (on
+// a loaded machine a yield can outlast the whole budget).
+func poll(budget time.Duration, look func() Look) Look {
 	end := time.Now().Add(budget)
-	for !look() {
-		if !time.Now().Before(end) {
-			return false
+	for {
+		if l := look(); l != Again || !time.Now().Before(end) {
+			return l
 		}
 		Yield()
 	}
-	return true
 }
 
-// Hit records a poll that found what it waited for.
-func (p *Spinner) Hit() { p.misses, p.pause = 0, restMin }
+// hit records a poll that found what it waited for.
+func (p *Spinner) hit() { p.misses, p.pause = 0, restMin }
 
-// Await is a wait from its start: it polls look for as long as the
-// spinner allows, records the hit or the miss, and reports whether look
-// did; false also when the wait should sleep at once.
-func (p *Spinner) Await(look func() bool) bool {
-	budget, ok := p.Budget(0)
+// Look is what one look of a wait found.
+type Look uint8
+
+const (
+	// Again: not yet; poll on while the budget lasts.
+	Again Look = iota
+	// Found: what the wait is for (a hit).
+	Found
+	// Over: the wait is over without it (a broken protocol, the peer's
+	// end): neither a hit nor a miss, the caller stops waiting.
+	Over
+)
+
+// FoundIf is Found when found, else Again: a look that cannot end a wait
+// otherwise.
+func FoundIf(found bool) Look {
+	if found {
+		return Found
+	}
+	return Again
+}
+
+// Await is the one way to wait: it polls look for as long as the spinner
+// allows in a wait that began waited ago (0: now), records the hit or the
+// miss, and reports whether look ended the wait (Found or Over); false
+// also when the wait should sleep at once, without looking.
+func (p *Spinner) Await(waited time.Duration, look func() Look) bool {
+	budget, ok := p.budget(waited)
 	if !ok {
 		return false
 	}
-	if Poll(budget, look) {
-		p.Hit()
+	switch poll(budget, look) {
+	case Found:
+		p.hit()
+		return true
+	case Over:
 		return true
 	}
-	p.Missed()
+	p.missed()
 	return false
 }
 

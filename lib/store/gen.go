@@ -86,9 +86,24 @@ type ReplacedError struct {
 }
 
 func (e *ReplacedError) Error() string {
-	return fmt.Sprintf("store: %s was replaced since the cursor was written (%s; the cursor's file, device %d inode %d, is not in %s under another name), so the entries after the cursor cannot be read; run feed with --reset to re-derive from 0",
+	return e.What() + "; " + Rederive
+}
+
+// What says what happened, without the remedy.
+func (e *ReplacedError) What() string {
+	return fmt.Sprintf("store: %s was replaced since the cursor was written (%s; the cursor's file, device %d inode %d, is not in %s under another name), so the entries after the cursor cannot be read",
 		e.Path, e.Why, e.Was.Dev, e.Was.Ino, filepath.Dir(e.Path))
 }
+
+// SameInode says whether the file at the path is the cursor's inode with
+// other first bytes: truncated in place and rewritten (copytruncate), or
+// a new file that reuses the inode, while feed was down.
+func (e *ReplacedError) SameInode() bool { return e.Dev == e.Was.Dev && e.Ino == e.Was.Ino }
+
+// Rederive is the complete remedy for a store that must be counted again
+// from its start, both steps in order: a replay from 0 into the same tape
+// would put the new content at positions the tape already holds.
+const Rederive = "run feed with --reset only after tally --provision --replace on the tally store (its old tape is kept beside it): a replay from 0 into the same tape would put the new content at positions the tape already holds"
 
 // locate opens generation g's file: the file at path when it still is g,
 // else the file of the same directory that is g (renamed by a rotation while
@@ -127,7 +142,7 @@ func locate(path string, g Gen) (*os.File, error) {
 		}
 		if mid := newerGeneration(path, ofi, fi); mid != "" {
 			old.Close()
-			return nil, fmt.Errorf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries; re-derive with tally --provision --replace and feed --reset",
+			return nil, fmt.Errorf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries; re-derive: tally --provision --replace on the tally store, then feed --reset",
 				path, old.Name(), mid, path)
 		}
 		return old, nil

@@ -399,8 +399,8 @@ type ShorterError struct {
 }
 
 func (e *ShorterError) Error() string {
-	return fmt.Sprintf("store: %s is shorter than the position to read from (%d < %d bytes): it was truncated or replaced; run feed with --reset to re-derive from 0",
-		e.Path, e.Size, e.Pos)
+	return fmt.Sprintf("store: %s is shorter than the position to read from (%d < %d bytes): it was truncated or replaced; %s",
+		e.Path, e.Size, e.Pos, Rederive)
 }
 
 // tailStep is how far EndOfLastLine reads back at a time.

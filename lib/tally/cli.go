@@ -19,6 +19,14 @@
 //     appends the end record; interrupted input seals nothing.
 //   - On start the tape's recent tail tells what it already accounts for,
 //     so a replay from feed's cursor neither re-counts nor loses an entry.
+//   - Before anything is written (not even the repair of a torn tail) the
+//     store lines are checked against the tape and DIR/bindings: another
+//     document, other content at positions the tape holds, a resume
+//     position beyond what it accounts for, or a tape shorter than at its
+//     last run's end (unless every store replays from 0) is refused, and
+//     the refused run changes no file (docs/bindings.md).
+//   - The wall clock enters in one place: an entry stamped more than the
+//     document's future bound ahead of it is a !drop reason=future.
 package tally
 
 import (

@@ -171,7 +171,7 @@ func (in *input) fill(want int, ready bool) {
 // it is usually on its way.
 func (in *input) await() int {
 	var n int
-	if in.spin.Await(func() bool { n = in.src.waiting(); return n > 0 }) {
+	if in.spin.Await(0, func() spin.Look { n = in.src.waiting(); return spin.FoundIf(n > 0) }) {
 		return n
 	}
 	return 0

@@ -226,6 +226,7 @@ func FuzzReadAheadChangesNothing(f *testing.F) {
 			if err := os.Truncate(filepath.Join(dir, tapeFile), 0); err != nil {
 				t.Fatal(err)
 			}
+			os.Remove(filepath.Join(dir, bindingsFile)) // a tape emptied is a new store
 			if err := run(dir, r, io.Discard, func(string, ...any) {}); err != nil {
 				errs[i] = err.Error()
 			}

@@ -1,9 +1,12 @@
 package tally
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -39,32 +42,31 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 		return err
 	}
 	defer l.Close()
-	tw, torn, err := tape.OpenWriter(filepath.Join(dir, tapeFile))
+	c := &consumer{dir: dir, in: newInput(in), rep: newReporter(out), ids: map[string]int{}, note: note}
+	stores, decl, first, err := c.readStores()
+	if err != nil {
+		return err
+	}
+	// Everything is checked before anything is written: a refused run
+	// changes no file (not even the repair of a torn tail).
+	tp := filepath.Join(dir, tapeFile)
+	known, b, torn, err := c.check(d.Text, tp, stores, decl)
+	if err != nil {
+		return err
+	}
+	tw, _, err := tape.OpenWriter(tp)
 	if err != nil {
 		return err
 	}
 	defer tw.Close()
+	c.tape = tw
 	if len(torn) > 0 {
-		note("cut %d bytes of a torn last record group from the tape (a crash or a full disk in the middle of an append); its entries are replayed from feed's cursor", len(torn))
+		note("cut %d bytes of a torn last record group from the tape (a crash, a full disk, or an edit in the middle of an append); every store resumes at or before what the rest of the tape holds, so their entries are replayed", len(torn))
 	}
-	c := &consumer{dir: dir, in: newInput(in), tape: tw, rep: newReporter(out), ids: map[string]int{}, note: note}
-	stores, first, err := c.readStores()
-	if err != nil {
+	if err := b.save(dir, tw.File(), false); err != nil {
 		return err
 	}
-	resume := make(map[string]int64, len(stores))
-	for _, p := range stores {
-		resume[p.ID] = p.Pos
-	}
-	known := bucket.NewKnown(resume)
-	err = tape.ScanBack(tw.File(), tw.Size(), func(r *tape.Record, _ int64) bool {
-		known.Add(r)
-		return !known.Enough()
-	})
-	if err != nil {
-		return fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", dir, err)
-	}
-	if c.roller, err = bucket.New(d, known); err != nil {
+	if c.roller, err = newRoller(d, known); err != nil {
 		return err
 	}
 	for _, p := range stores {
@@ -83,49 +85,102 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err := tw.Sync(); err != nil {
 		return err
 	}
-	return c.rep.durable(c.safe)
+	if err := c.rep.durable(c.safe); err != nil {
+		return err
+	}
+	return b.save(dir, tw.File(), true)
 }
 
 // readStores reads "feed v=1" and the store lines, and returns the stores
-// with their resume positions, in order, and the first line after them.
-func (c *consumer) readStores() ([]tape.Pos, []byte, error) {
+// with their resume positions, in order, what the store lines declare, and
+// the first line after them.
+func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 	line, err := c.line()
 	if err != nil {
-		return nil, nil, fmt.Errorf("no input: run tally --run under feed (feed STORE... -- tally --run %s)", c.dir)
+		return nil, nil, nil, fmt.Errorf("no input: run tally --run under feed (feed STORE... -- tally --run %s)", c.dir)
 	}
 	h, err := protocol.ParseHeader(line)
 	if err != nil || h.Kind != protocol.KindHello {
-		return nil, nil, fmt.Errorf("input starts with %q, not \"feed v=1\": run tally --run under feed", line)
+		return nil, nil, nil, fmt.Errorf("input starts with %q, not \"feed v=1\": run tally --run under feed", line)
 	}
 	if h.V != protocol.Version {
-		return nil, nil, fmt.Errorf("input starts with %q: feed speaks protocol v=%q, this tally v=%s: use a feed and tally of the same release", line, h.V, protocol.Version)
+		return nil, nil, nil, fmt.Errorf("input starts with %q: feed speaks protocol v=%q, this tally v=%s: use a feed and tally of the same release", line, h.V, protocol.Version)
 	}
 	var stores []tape.Pos
+	var decl []declared
 	for {
 		line, err := c.line()
 		if err == io.EOF {
-			return stores, nil, nil
+			return stores, decl, nil, nil
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		h, err := protocol.ParseHeader(line)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if h.Kind == protocol.KindUnknown {
 			continue // versions are additive: a line this tally does not know is not for it
 		}
 		if h.Kind != protocol.KindStore {
-			return stores, line, nil
+			return stores, decl, bytes.Clone(line), nil
 		}
 		if _, dup := c.ids[h.ID]; dup {
-			return nil, nil, fmt.Errorf("store %s is declared twice", h.ID)
+			return nil, nil, nil, fmt.Errorf("store %s is declared twice", h.ID)
 		}
 		c.ids[h.ID] = len(stores)
 		c.rep.add(h.ID, h.Offset)
 		stores = append(stores, tape.Pos{ID: h.ID, Pos: h.Offset})
+		decl = append(decl, declared{id: h.ID, pos: h.Offset, gen: h.Gen, from: h.From})
 	}
+}
+
+// check reads what the tape at tp already accounts for (the tail a replay
+// from the resume positions can meet, and the bindings) and refuses a run
+// whose document, store content or resume positions do not fit it; it
+// writes nothing. torn is what opening the tape for writing will cut.
+func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
+	torn, size, err := tape.Torn(tp)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	f, err := os.Open(tp)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = os.Open(os.DevNull) // no tape yet: OpenWriter makes it, empty
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	resume := make(map[string]int64, len(stores))
+	for _, p := range stores {
+		resume[p.ID] = p.Pos
+	}
+	known := bucket.NewKnown(resume)
+	err = tape.ScanBack(f, size, func(r *tape.Record, _ int64) bool {
+		known.Add(r)
+		return !known.Enough()
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
+	}
+	b, err := loadBindings(c.dir, tp)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := b.checkSize(c.dir, size, len(torn), decl); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := b.checkDoc(c.dir, doc, size); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, s := range decl {
+		if err := b.checkStore(c.dir, s, known.Frontier(s.id), len(torn)); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return known, b, torn, nil
 }
 
 // line reads one header line without its '\n'. The slice is valid until

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
 	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/lockfile"
 )
 
 // A tally store is a directory holding document (a frozen copy of the
@@ -48,6 +48,11 @@ func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved strin
 		if err := os.Rename(tp, moved); err != nil {
 			return "", err
 		}
+		// The bindings say what the old tape was counted from: they go
+		// with it (a new tape could reuse its inode once it is deleted).
+		if err := os.Rename(filepath.Join(dir, bindingsFile), replacedBindings(dir, moved)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return moved, err
+		}
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, documentFile), d.Text); err != nil {
 		return moved, err
@@ -61,6 +66,12 @@ func provision(dir string, d *doc.Doc, replace bool, now time.Time) (moved strin
 		return moved, err
 	}
 	return moved, errors.Join(f.Close(), atomicfile.SyncDir(dir))
+}
+
+// replacedBindings is where --replace moves the bindings of the tape it
+// moved to moved: bindings.replaced.TIME, the tape's time.
+func replacedBindings(dir, moved string) string {
+	return filepath.Join(dir, bindingsFile+strings.TrimPrefix(filepath.Base(moved), tapeFile))
 }
 
 // loadDocument reads the store's frozen document.
@@ -80,23 +91,10 @@ func loadDocument(dir string) (*doc.Doc, error) {
 // and start time into the lock file, so that a refused second process can
 // name the running one.
 func lock(dir string) (*os.File, error) {
-	p := filepath.Join(dir, lockFile)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
+	f, err := lockfile.Take(filepath.Join(dir, lockFile), "tally")
+	var held *lockfile.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("tally store %s is in use by %s; one tally --run per store: stop that one first", dir, held.Holder)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(p)
-		f.Close()
-		who := strings.TrimSpace(string(holder))
-		if who == "" {
-			who = "another process"
-		}
-		return nil, fmt.Errorf("tally store %s is in use by %s; one tally --run per store: stop that one first", dir, who)
-	}
-	info := fmt.Sprintf("tally pid %d, started %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(info), 0)
-	}
-	return f, nil
+	return f, err
 }

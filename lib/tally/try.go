@@ -21,7 +21,7 @@ import (
 // delivered complete. Each file is a store, delivered whole in turn; no
 // file means stdin (store id "stdin").
 func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note func(string, ...any)) error {
-	r, err := bucket.New(d, nil)
+	r, err := newRoller(d, nil)
 	if err != nil {
 		return err
 	}

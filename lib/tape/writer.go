@@ -27,12 +27,7 @@ func OpenWriter(path string) (*Writer, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	torn, size, err := repair(f)
-	if err == nil {
-		var group []byte
-		group, size, err = cutOpenGroup(f, size)
-		torn = append(group, torn...)
-	}
+	torn, size, err := tornTail(f, true)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("tape %s: %w", path, err)
@@ -44,8 +39,38 @@ func OpenWriter(path string) (*Writer, []byte, error) {
 	return &Writer{f: f, size: size}, torn, nil
 }
 
-// repair truncates f after its last '\n' and returns what it cut.
-func repair(f *os.File) ([]byte, int64, error) {
+// Torn returns what OpenWriter would cut from the tape at path, and the
+// size it would leave, without changing the file: a caller can decide
+// whether to go on before anything is written. A missing tape is empty.
+func Torn(path string) (torn []byte, size int64, err error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if torn, size, err = tornTail(f, false); err != nil {
+		return nil, 0, fmt.Errorf("tape %s: %w", path, err)
+	}
+	return torn, size, nil
+}
+
+// tornTail finds f's torn tail (bytes after its last '\n', then a group
+// without its seal), cuts it when cut, and returns it and the size left.
+func tornTail(f *os.File, cut bool) ([]byte, int64, error) {
+	torn, size, err := repair(f, cut)
+	if err == nil {
+		var group []byte
+		group, size, err = cutOpenGroup(f, size, cut)
+		torn = append(group, torn...)
+	}
+	return torn, size, err
+}
+
+// repair truncates f after its last '\n' (when cut) and returns what it cut.
+func repair(f *os.File, cut bool) ([]byte, int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, 0, err
@@ -60,15 +85,15 @@ func repair(f *os.File) ([]byte, int64, error) {
 			return nil, 0, err
 		}
 		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			cut := start + int64(i) + 1
-			if cut == size {
+			at := start + int64(i) + 1
+			if at == size {
 				return nil, size, nil
 			}
-			torn = make([]byte, size-cut)
-			if _, err := f.ReadAt(torn, cut); err != nil {
+			torn = make([]byte, size-at)
+			if _, err := f.ReadAt(torn, at); err != nil {
 				return nil, 0, err
 			}
-			return torn, cut, truncate(f, cut)
+			return torn, at, truncate(f, at, cut)
 		}
 		end = start
 	}
@@ -79,12 +104,12 @@ func repair(f *os.File) ([]byte, int64, error) {
 	if _, err := f.ReadAt(torn, 0); err != nil {
 		return nil, 0, err
 	}
-	return torn, 0, truncate(f, 0)
+	return torn, 0, truncate(f, 0, cut)
 }
 
 // cutOpenGroup truncates f (size bytes of whole lines) after its last
-// record that is not a series or !cap line, and returns what it cut.
-func cutOpenGroup(f *os.File, size int64) ([]byte, int64, error) {
+// record that is not a series or !cap line (when cut), and returns what it cut.
+func cutOpenGroup(f *os.File, size int64, cut bool) ([]byte, int64, error) {
 	keep := int64(0)
 	err := ScanBack(f, size, func(r *Record, end int64) bool {
 		if r.Kind == Series || r.Kind == Cap {
@@ -96,14 +121,17 @@ func cutOpenGroup(f *os.File, size int64) ([]byte, int64, error) {
 	if err != nil || keep == size {
 		return nil, size, err
 	}
-	cut := make([]byte, size-keep)
-	if _, err := f.ReadAt(cut, keep); err != nil {
+	group := make([]byte, size-keep)
+	if _, err := f.ReadAt(group, keep); err != nil {
 		return nil, 0, err
 	}
-	return cut, keep, truncate(f, keep)
+	return group, keep, truncate(f, keep, cut)
 }
 
-func truncate(f *os.File, size int64) error {
+func truncate(f *os.File, size int64, cut bool) error {
+	if !cut {
+		return nil
+	}
 	if err := f.Truncate(size); err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func main() {
 type pollingStdin struct{ spin *spin.Spinner }
 
 func (p pollingStdin) Read(b []byte) (int, error) {
-	p.spin.Await(func() bool { return spin.Waiting(0) > 0 })
+	p.spin.Await(0, func() spin.Look { return spin.FoundIf(spin.Waiting(0) > 0) })
 	return os.Stdin.Read(b)
 }
 

@@ -1,0 +1,136 @@
+package feed
+
+import (
+	"time"
+
+	"github.com/timbertally/timbertally/lib/protocol"
+)
+
+// pollEvery is how often a store at its end is checked for growth, so new
+// bytes go out within 250 ms.
+const pollEvery = 250 * time.Millisecond
+
+// The defaults of the command line.
+const (
+	defaultIdleTick = time.Second
+	defaultStall    = 30 * time.Second
+)
+
+// clock holds the run's deadlines that come from time, not from the
+// consumer: the poll of stores at their end (following), each store's idle
+// line and its one stall warning. It decides when they fall due; the
+// feeder's tick does what is due.
+type clock struct {
+	follow   bool
+	idleTick time.Duration
+	stall    time.Duration // 0: no stall warning
+	polledAt time.Time     // when stores at their end were last released to be read again
+}
+
+func newClock(opt Options) clock {
+	return clock{follow: opt.Follow, idleTick: opt.IdleTick, stall: opt.Stall}
+}
+
+// pollDue reports whether stores at their end are to be read again now,
+// and if so starts the next interval.
+func (c *clock) pollDue(now time.Time) bool {
+	if !c.follow || now.Sub(c.polledAt) < pollEvery {
+		return false
+	}
+	c.polledAt = now
+	return true
+}
+
+// idleDue says when store s is owed an idle line: only at its live edge
+// (following, everything delivered and taken, nothing new), every idle tick.
+func (c *clock) idleDue(s *stream, led *ledger) (time.Time, bool) {
+	if !c.follow || !s.dry || s.ready || led.parked(s.i) {
+		return time.Time{}, false
+	}
+	last := s.sentAt
+	if s.idleAt.After(last) {
+		last = s.idleAt
+	}
+	return last.Add(c.idleTick), true
+}
+
+// stallDue says when a parked store with no report earns its one warning.
+func (c *clock) stallDue(s *stream, led *ledger) (time.Time, bool) {
+	if s.warned || c.stall <= 0 || !led.parked(s.i) {
+		return time.Time{}, false
+	}
+	last := s.sentAt
+	if at := led.since(s.i); at.After(last) {
+		last = at
+	}
+	return last.Add(c.stall), true
+}
+
+// next returns the earliest of the clock's deadlines and the others given
+// (the cursor's save, the progress line); none means the loop waits for
+// reports alone.
+func (c *clock) next(streams []*stream, led *ledger, others ...func() (time.Time, bool)) (time.Time, bool) {
+	var due time.Time
+	earliest := func(t time.Time, ok bool) {
+		if ok && (due.IsZero() || t.Before(due)) {
+			due = t
+		}
+	}
+	for _, s := range streams {
+		earliest(c.polledAt.Add(pollEvery), c.follow && s.dry)
+		earliest(c.idleDue(s, led))
+		earliest(c.stallDue(s, led))
+	}
+	for _, o := range others {
+		earliest(o())
+	}
+	return due, !due.IsZero()
+}
+
+// tick does what is due by the clock: polls stores at their end, idle lines,
+// stall warnings, the cursor and the progress line. polled says stores at
+// their end are to be read again before the loop waits.
+func (f *feeder) tick(now time.Time) (polled bool, err error) {
+	if f.clock.pollDue(now) {
+		for _, s := range f.streams {
+			polled = polled || s.dry
+			s.dry = false
+		}
+	}
+	for _, s := range f.streams {
+		if due, ok := f.clock.idleDue(s, f.led); ok && !now.Before(due) {
+			if s.dryAt.Before(due) {
+				// The store was last read before the idle fell due, up to
+				// a poll interval ago: read it once more, so that an idle
+				// never claims "nothing new" over lines already written
+				// (they would be late if it carried the event time past
+				// their bucket). The idle goes out on the next turn if
+				// there is still nothing.
+				s.dry, polled = false, true
+				continue
+			}
+			s.idleAt = now
+			quiet := now.Sub(s.entryAt).Milliseconds()
+			if err := f.write(protocol.AppendIdle(f.hdr[:0], s.ID, quiet)); err != nil {
+				return false, err
+			}
+		}
+		if due, ok := f.clock.stallDue(s, f.led); ok && !now.Before(due) {
+			s.warned = true
+			f.warn("feed: store %s has been parked for %v with no report: the consumer is holding a batch, or wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report; Python's print buffers a pipe); one that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
+		}
+	}
+	if now.Sub(f.cp.savedAt) >= saveEvery {
+		if err := f.cp.save(now); err != nil {
+			return false, err
+		}
+	}
+	f.prog.draw(now, f.status)
+	return polled, nil
+}
+
+// nextDue returns the earliest deadline of the run; none means the loop
+// waits for reports alone.
+func (f *feeder) nextDue() (time.Time, bool) {
+	return f.clock.next(f.streams, f.led, f.cp.due, f.prog.due)
+}
