@@ -13,16 +13,16 @@ import (
 )
 
 // TestTheAckConsumerScenarioRunsTheDocumentedScript keeps the copy of
-// docs/examples/ack.sh in docs_ack_consumer.txtar (a txtar cannot read the
+// docs/examples/ack.sh in docs_the_three_printf_consumer_takes_every_batch_and_a_skip.txtar (a txtar cannot read the
 // repository's files) byte for byte the script the docs show.
 func TestTheAckConsumerScenarioRunsTheDocumentedScript(t *testing.T) {
-	sameCopy(t, "docs_ack_consumer.txtar", "ack.sh", "../docs/examples/ack.sh")
+	sameCopy(t, "docs_the_three_printf_consumer_takes_every_batch_and_a_skip.txtar", "ack.sh", "../docs/examples/ack.sh")
 }
 
 // TestTheCompletionScenarioRunsTheShippedScript keeps the copy of
-// deploy/completion/timbertally.bash in completion.txtar the script shipped.
+// deploy/completion/timbertally.bash in completion_offers_flags_and_values_and_never_runs_the_command.txtar the script shipped.
 func TestTheCompletionScenarioRunsTheShippedScript(t *testing.T) {
-	sameCopy(t, "completion.txtar", "timbertally.bash", "../deploy/completion/timbertally.bash")
+	sameCopy(t, "completion_offers_flags_and_values_and_never_runs_the_command.txtar", "timbertally.bash", "../deploy/completion/timbertally.bash")
 }
 
 // sameCopy fails unless the file name in the scenario script holds the
