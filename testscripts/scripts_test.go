@@ -19,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/timbertally/timbertally/lib/check"
 	"github.com/timbertally/timbertally/lib/feed"
+	"github.com/timbertally/timbertally/lib/push"
 	"github.com/timbertally/timbertally/lib/read"
 	"github.com/timbertally/timbertally/lib/synth"
 	"github.com/timbertally/timbertally/lib/tally"
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) {
 		"tgcheck": func() { os.Exit(check.Main()) },
 		"tgsynth": func() { os.Exit(synth.Main()) },
 		"synth":   func() { os.Exit(synth.Main()) }, // tgsynth's first name, which older scenarios call
+		"tgpush":  func() { os.Exit(push.Main()) },
 	})
 }
 

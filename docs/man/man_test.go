@@ -17,6 +17,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/check"
 	"github.com/timbertally/timbertally/lib/feed"
+	"github.com/timbertally/timbertally/lib/push"
 	"github.com/timbertally/timbertally/lib/read"
 	"github.com/timbertally/timbertally/lib/synth"
 	"github.com/timbertally/timbertally/lib/tally"
@@ -31,6 +32,7 @@ var binaries = map[string]func() *cli.App{
 	"tgread":  read.App,
 	"tgcheck": check.App,
 	"tgsynth": synth.App,
+	"tgpush":  push.App,
 }
 
 var update = flag.Bool("update", false, "write the man pages instead of comparing them")

@@ -5,7 +5,11 @@
 //
 // Invariants:
 //   - A tape that cannot be read whole (an I/O error, a line that is not a
-//     record, a torn last line) is an error, never a pass.
+//     record, a torn last line) is an error, never a pass; only loadOpenStore
+//     (tgcheck --open, a store being fed) leaves a torn last line out, as
+//     the group being written.
+//   - An open tape (no end record) passes only with --open, and then only
+//     when everything sealed so far holds; conservation waits for the end.
 //   - The re-derivation shares no aggregation code with tally (lib/bucket):
 //     a check that reused the code under test would prove nothing. It uses
 //     only the extractor, the tape's series syntax and the metric rules of
@@ -43,10 +47,19 @@ type tallyStore struct {
 	TapePath string
 	Doc      *doc.Doc
 	Tape     *tape.Resolved
+	// Live: the tape may be being written (loadOpenStore), so a group after its
+	// last seal without a seal of its own is being written, not cut short.
+	Live bool
 }
 
 // loadStore reads the document and resolves the tape of the tally store in dir.
-func loadStore(dir string) (*tallyStore, error) {
+func loadStore(dir string) (*tallyStore, error) { return load(dir, false) }
+
+// loadOpenStore is loadStore for a store that may be being fed: a torn last line (a
+// group being written) is left out rather than an error.
+func loadOpenStore(dir string) (*tallyStore, error) { return load(dir, true) }
+
+func load(dir string, live bool) (*tallyStore, error) {
 	docPath := filepath.Join(dir, "document")
 	text, err := os.ReadFile(docPath)
 	if err != nil {
@@ -56,13 +69,16 @@ func loadStore(dir string) (*tallyStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	s := &tallyStore{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d}
+	s := &tallyStore{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d, Live: live}
 	f, err := os.Open(s.TapePath)
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: cannot read the tape: %w", err)
 	}
 	defer f.Close()
-	if s.Tape, err = tape.Resolve(f, tape.Options{}); err != nil {
+	if s.Tape, err = tape.Resolve(f, tape.Options{TolerateTorn: live}); err != nil {
+		if errors.Is(err, tape.ErrTorn) {
+			return nil, fmt.Errorf("tgcheck: %s: %v; on a store being fed, tgcheck --open leaves it out", s.TapePath, err)
+		}
 		return nil, fmt.Errorf("tgcheck: %s: %v", s.TapePath, err)
 	}
 	return s, nil

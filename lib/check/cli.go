@@ -21,6 +21,12 @@ count metric without where=, the tape's series + !cap + !late + !drop must
 equal the entries fed. It needs a complete tape (one with its end record):
 on an open tape it says how far the tape is sealed and fails.
 
+--open: a store being fed (tally --run on a live feed) has an open tape. With
+--open, tgcheck holds when everything sealed so far holds (integrity, the
+--against comparison of the sealed buckets, the markers' ranges, --scan,
+--strict) and says how far the tape is sealed; a torn last line and a last
+group without its seal are a group being written, not damage.
+
 --against STORE (repeatable, PATH or ID=PATH): re-derives every bucket from
 the stores with the store's own document (unbounded grace, no cap) and
 compares bucket by bucket, series for series, leaving out the entries each
@@ -50,31 +56,36 @@ func Main() int {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	holds := true
-	app := newApp(stdout, stderr, &holds)
+	holds, onlyOpen := true, false
+	app := newApp(stdout, stderr, &holds, &onlyOpen)
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
 		// Every error is a bad command line or input that cannot be read:
 		// the checks could not be made, which is never a pass.
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if !holds {
-		fmt.Fprintln(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived by tally --provision --replace, then feed --reset")
+	switch {
+	case holds:
+		return 0
+	case onlyOpen:
+		fmt.Fprintln(stderr, "tgcheck: the tape is open (no end record): its store is being fed, or its last run was interrupted; tgcheck --open checks what is sealed so far, and conservation needs the end record that a complete run (feed without --follow) writes")
 		return 1
 	}
-	return 0
+	fmt.Fprintln(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived by tally --provision --replace, then feed --reset")
+	return 1
 }
 
 // App is tgcheck's command line, for its man page (docs/man).
-func App() *cli.App { return newApp(os.Stdout, os.Stderr, new(bool)) }
+func App() *cli.App { return newApp(os.Stdout, os.Stderr, new(bool), new(bool)) }
 
 // newApp is tgcheck's command line; its action leaves in *holds whether
-// the checks held.
-func newApp(stdout, stderr io.Writer, holds *bool) *cli.App {
+// the checks held, and in *onlyOpen whether the tape's being open is all
+// that failed.
+func newApp(stdout, stderr io.Writer, holds, onlyOpen *bool) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgcheck",
 		Usage:       "prove a tally store's tape adds up",
-		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] TALLYSTORE",
+		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] [--open] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -89,13 +100,14 @@ func newApp(stdout, stderr io.Writer, holds *bool) *cli.App {
 			&cli.Int64Flag{Name: "batch-size", Hidden: true},
 			&cli.Float64Flag{Name: "max-drop", Value: -1, Usage: "fail when more than `P` percent of the entries the tape accounts for are !drop (a wrong format drops most)"},
 			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
+			&cli.BoolFlag{Name: "open", Usage: "accept an open tape (a store being fed): hold when everything sealed so far holds"},
 		},
 		Action: func(c *cli.Context) error {
 			o, err := parseOptions(c)
 			if err != nil {
 				return err
 			}
-			*holds, err = o.check(stdout)
+			*holds, *onlyOpen, err = o.check(stdout)
 			return err
 		},
 	})
@@ -110,6 +122,7 @@ type options struct {
 	strict     bool
 	batchSize  int64
 	maxDrop    float64 // percent; < 0: not checked
+	open       bool    // an open tape is checked as far as it is sealed
 }
 
 func parseOptions(c *cli.Context) (*options, error) {
@@ -117,7 +130,8 @@ func parseOptions(c *cli.Context) (*options, error) {
 		return nil, fmt.Errorf("tgcheck: name one tally store (a directory with document and tape), not %d arguments; see tgcheck --help", c.NArg())
 	}
 	o := &options{dir: c.Args().First(), entries: c.Int64("entries"), hasEntries: c.IsSet("entries"),
-		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("old-batch-size"), maxDrop: c.Float64("max-drop")}
+		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("old-batch-size"), maxDrop: c.Float64("max-drop"),
+		open: c.Bool("open")}
 	if c.IsSet("batch-size") {
 		if c.IsSet("old-batch-size") {
 			return nil, command.Usagef("tgcheck: --batch-size is the old name of --old-batch-size; give only --old-batch-size")
@@ -147,13 +161,18 @@ func parseOptions(c *cli.Context) (*options, error) {
 }
 
 // check runs the checks asked for, printing each result to w, and reports
-// whether all hold. An error means the checks could not be made.
-func (o *options) check(w io.Writer) (bool, error) {
-	s, err := loadStore(o.dir)
-	if err != nil {
-		return false, err
+// whether all hold, and whether what failed is only that the tape is open.
+// An error means the checks could not be made.
+func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
+	load := loadStore
+	if o.open {
+		load = loadOpenStore
 	}
-	holds := true
+	s, err := load(o.dir)
+	if err != nil {
+		return false, false, err
+	}
+	holds = true
 	for _, f := range integrity(s) {
 		fmt.Fprintf(w, "integrity: %s\n", f.What)
 		holds = false
@@ -161,22 +180,26 @@ func (o *options) check(w io.Writer) (bool, error) {
 	var derived *derivation
 	if len(o.against) > 0 {
 		if derived, err = o.derive(s); err != nil {
-			return false, err
+			return false, false, err
 		}
 		holds = compare(s, derived).print(w) && holds
 		holds = printRecords(w, "marker", derived.Marks, s.TapePath) && holds
 		holds = printRecords(w, "seal", derived.Ats, s.TapePath) && holds
 	}
+	open := false
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):
 		holds = printBalances(w, conserve(s, o.fed(derived))) && holds
 		printBeyond(w, s.Tape.End, derived)
+	case s.Tape.End == nil && o.open:
+		// What --open accepts: conservation waits for the end record.
+		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; conservation is checked once the input is complete\n", sealedSoFar(s.Tape))
 	case o.hasEntries || derived != nil:
 		// SPEC §6: conservation needs a complete tape; on an open one it
 		// says how far the tape is sealed and fails, so that a tape that
 		// lost its tail can never pass the proof.
-		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; it can be checked once the input is complete\n", sealedSoFar(s.Tape))
-		holds = false
+		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; it can be checked once the input is complete, and what is sealed so far with --open\n", sealedSoFar(s.Tape))
+		open = true
 	}
 	if o.strict {
 		holds = printStrict(w, s.Tape) && holds
@@ -187,7 +210,10 @@ func (o *options) check(w io.Writer) (bool, error) {
 	if o.maxDrop >= 0 || s.Tape.Totals[tape.Drop].Entries > 0 {
 		holds = printDropRate(w, s.Tape, o.maxDrop) && holds
 	}
-	return holds, nil
+	if holds && s.Tape.End == nil && o.open {
+		fmt.Fprintf(w, "open: everything sealed so far holds: %s\n", sealedSoFar(s.Tape))
+	}
+	return holds && !open, holds && open, nil
 }
 
 // printDropRate prints the share of the entries the tape accounts for

@@ -142,9 +142,13 @@ func seriesMetric(d *doc.Doc, name string) (*doc.Metric, []string) {
 // at the first line of their series.
 func unsealed(s *tallyStore) []finding {
 	var fs []finding
+	last, _, anySealed := lastSeal(s.Tape)
 	for start, b := range viewBuckets(s.Tape) {
 		if b.sealed || len(b.series) == 0 {
 			continue
+		}
+		if s.Live && s.Tape.End == nil && (!anySealed || start > last) {
+			continue // the group being written: its seal comes in the same append
 		}
 		line := 0
 		for _, p := range b.series {

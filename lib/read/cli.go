@@ -9,20 +9,27 @@
 //     metrics (and for metrics no document names), min of mins, max of
 //     maxes; --by-tape keeps them apart with a tape label instead.
 //   - Memory is bounded by the (bucket, series) pairs the filters select:
-//     tapes stream through tape.Resolve with the filters applied.
+//     tapes stream through tape.Resolve with the filters applied. A stream
+//     (stdin, --follow) holds one group and the printed values of the 64
+//     newest sealed buckets, however long it runs.
+//   - --follow prints whole groups only, from the tape's start (a group
+//     boundary), and stops when the tape is replaced.
 //   - stdout holds only the chosen format; everything for humans is on
 //     stderr. Exit 0 ok, 1 runtime error, 2 usage.
 package read
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -35,7 +42,9 @@ import (
 // Main runs the tgread command line on os.Args and returns its exit status.
 func Main() int {
 	tty := isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd())
-	return run(os.Args, os.Stdin, os.Stdout, os.Stderr, tty, time.Now())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return runContext(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, tty, time.Now())
 }
 
 const description = `Resolves tally tapes: one value per (bucket, series), the last line for a
@@ -48,6 +57,10 @@ openmetrics, svg or --plot, which need the whole tape). Series whose bucket
 has no seal in a tape that has seals (a group being written, or cut short by a
 crash) are left out with a note. Several tapes merge by summing each series
 (min of mins, max of maxes), or stay apart with --by-tape.
+
+--follow TALLYSTORE prints the tape's groups as tally seals them, from the
+tape's start (a group boundary: never half a group), until stopped; not with
+--step, --markers, openmetrics, svg or --plot.
 
 --from/--to take RFC 3339 or a duration relative to now (-1h); from is
 inclusive, to exclusive, and both select bucket starts. --step rolls buckets up
@@ -78,6 +91,7 @@ Examples:
    tgread --step 1m --format json web-a web-b      the fleet, per minute
    tgread --format openmetrics web > web.om && promtool tsdb create-blocks-from openmetrics web.om data
    tail -f web/tape | tgread -
+   tgread --follow --from -10m web                  buckets as tally seals them
    ssh host cat /var/lib/tally/web/tape | tgread --kind requests=count,bytes=sum --step 1h -
    tgread --markers web                            what was late, dropped or capped
    tgread --plot --metric requests --step 1m web   a chart per status, a minute a column
@@ -92,7 +106,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	a := command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] [--plot] [--width N] TALLYSTORE|TAPE|- ...",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] [--plot] [--width N] TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] [--quantile Q,...] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -108,6 +122,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
 			&cli.StringSliceFlag{Name: "quantile", Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included (default: $COLUMNS, else the terminal's width, else 80)"},
+			&cli.BoolFlag{Name: "follow", Usage: "print the tape's sealed buckets as they are sealed, until stopped (one TALLYSTORE)"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
 	})
@@ -127,6 +142,8 @@ type settings struct {
 	quantile []float64 // --quantile: show these of each histogram instead of the values
 	width    int       // of a --plot chart
 	names    []string
+	follow   bool
+	poll     time.Duration // how often --follow looks at the tape
 	parsed   bool
 	notes    []string // said on stderr once the command line is parsed
 }
@@ -179,6 +196,14 @@ func (s *settings) parse(c *cli.Context) error {
 		return command.Usage(errors.New("tgread: --plot draws the values, so it takes no --format and no --markers; leave them out or drop --plot"))
 	}
 	s.names = c.Args().Slice()
+	if s.follow = c.Bool("follow"); s.follow {
+		switch {
+		case len(s.names) != 1 || s.names[0] == "-":
+			return command.Usagef("tgread: --follow follows one tally store (or tape file), not stdin; name it (a pipe is followed without --follow: tail -f tape | tgread -)")
+		case !s.streamable():
+			return command.Usagef("tgread: --follow prints group by group, which --step, --markers, --plot, openmetrics and svg cannot (they need the whole tape); leave them out")
+		}
+	}
 	if len(s.names) == 0 {
 		s.names = []string{"-"}
 	}
@@ -248,7 +273,12 @@ func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now time.Time) int {
-	s := &settings{now: now, tty: tty}
+	return runContext(context.Background(), args, stdin, stdout, stderr, tty, now)
+}
+
+// runContext is run with a context that stops --follow (a signal).
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now time.Time) int {
+	s := &settings{now: now, tty: tty, poll: followPoll}
 	a := app(stdout, stderr, s)
 	err := a.Run(command.Interspersed(a, args))
 	if err == nil && s.parsed { // not --help
@@ -256,7 +286,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 			fmt.Fprintln(stderr, n)
 		}
 		w := bufio.NewWriterSize(stdout, 64<<10)
-		err = command.PermissionFix("tgread", s.print(w, stdin, stderr))
+		err = command.PermissionFix("tgread", s.print(ctx, w, stdin, stderr))
 		if ferr := w.Flush(); err == nil && ferr != nil {
 			err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
 		}
@@ -265,9 +295,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool, now
 }
 
 // print resolves every tape named and writes what --format and --markers ask.
-func (s *settings) print(w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
-	if s.streams() {
-		return s.stream(w, stdin, stderr)
+func (s *settings) print(ctx context.Context, w *bufio.Writer, stdin io.Reader, stderr io.Writer) error {
+	switch {
+	case s.follow:
+		return s.followTape(ctx, w, s.names[0], stderr)
+	case s.streams():
+		return s.stream(w, stdin, "stdin", false, stderr)
 	}
 	var srcs []*source
 	for _, name := range s.names {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
@@ -366,4 +367,14 @@ func formatNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// ShownValue returns a label value as the JSON and OpenMetrics formats
+// show it: a byte that is not part of valid UTF-8 as the text \xHH and a
+// backslash as \\. tgpush sends label values so.
+func ShownValue(v string) string {
+	if utf8.ValidString(v) && !strings.Contains(v, `\`) {
+		return v // nearly every value: shown as it is
+	}
+	return string(appendShown(nil, v, 0))
 }

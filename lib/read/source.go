@@ -80,22 +80,22 @@ func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or tally --run will repair it\n", src.tape)
 	}
 	if res.Sealed {
-		noteUnsealed(stderr, src.tape, dropUnsealed(res, res.Seals))
+		noteUnsealed(stderr, src.tape, dropUnsealed(res, func(start int64) bool { _, ok := res.Seals[start]; return ok }))
 	}
 	src.res = res
 	return nil
 }
 
 // dropUnsealed takes out of a tally tape's points those of buckets that
-// have no seal (no key in sealed), and returns how many. tally appends a bucket's series and
+// have no seal (sealed says which have), and returns how many. tally appends a bucket's series and
 // its seal in one write, so series without their seal are a group being
 // written (a reader got there first) or cut short by a crash (tally --run
 // repairs it): not yet the bucket's numbers. A tape without any seal (one
 // tgread --format tape resolved) is all points.
-func dropUnsealed[V any](res *tape.Resolved, sealed map[int64]V) int {
+func dropUnsealed(res *tape.Resolved, sealed func(int64) bool) int {
 	kept := res.Points[:0]
 	for _, p := range res.Points {
-		if _, ok := sealed[p.Start]; ok {
+		if sealed(p.Start) {
 			kept = append(kept, p)
 		}
 	}

@@ -430,7 +430,7 @@ func parseSeriesText(s string) (string, []Label, error) {
 			return "", nil, errors.New(`a label is name="value"`)
 		}
 		name := p[:eq]
-		if !validLabel(name) {
+		if !ValidLabel(name) {
 			return "", nil, fmt.Errorf("%q is not a label name", name)
 		}
 		for _, l := range labels {
@@ -476,8 +476,8 @@ func closingQuote(s string, i int) (int, error) {
 // ValidMetric reports whether s is a Prometheus metric name.
 func ValidMetric(s string) bool { return validName(s, true) }
 
-// validLabel reports whether s is a Prometheus label name.
-func validLabel(s string) bool { return validName(s, false) }
+// ValidLabel reports whether s is a Prometheus label name.
+func ValidLabel(s string) bool { return validName(s, false) }
 
 func validName(s string, colon bool) bool {
 	if s == "" {

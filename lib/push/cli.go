@@ -1,0 +1,204 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/timbertally/timbertally/lib/command"
+	"github.com/urfave/cli/v2"
+)
+
+const description = `tgpush follows a tally store's tape and sends every sealed bucket to a
+receiver by Prometheus remote write 1.0 (Prometheus with
+--web.enable-remote-write-receiver, Mimir, Thanos Receive, Cortex,
+VictoriaMetrics). A sample's time is its bucket's start and its value the
+bucket's value; its name and labels are the tape's series plus --label. With
+each bucket go timbertally_entries (entries placed in it),
+timbertally_late_entries, timbertally_dropped_entries{reason} and
+timbertally_capped_entries{metric} (the markers written with its group).
+
+The cursor (default: in the tally store, one per --url) advances only after
+the receiver answered 2xx, a bucket a request, so a restart after a kill
+re-sends at most the bucket in flight: the same samples, the newest of their
+series, which receivers take as duplicates. A
+receiver that is down, slow, failing (5xx) or rate-limiting (429) is retried
+with backoff, forever, with a note when its state changes; any other refusal
+stops tgpush (exit 1) naming the bucket and the fix. A tape replaced under it
+(tally --provision --replace) stops it too.
+
+--from (first run only): start (default), end (only buckets sealed from now
+on) or an RFC 3339 time (buckets starting at it or later). --once pushes what
+is sealed now and exits. Secrets come only from files.
+
+Examples:
+   tgpush --url http://127.0.0.1:9090/api/v1/write /srv/tally/web
+   tgpush --url https://mimir.example/api/v1/push --label host=web1 \
+          --basic-auth-user web1 --basic-auth-password-file /etc/tgpush/password \
+          --header X-Scope-OrgID=web /srv/tally/web
+   tgpush --once --url http://127.0.0.1:8428/api/v1/write /srv/tally/web`
+
+// DefaultURL is a local Prometheus' remote-write receiver.
+const DefaultURL = "http://127.0.0.1:9090/api/v1/write"
+
+// Main runs the tgpush command line on os.Args and returns its exit status.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	tty := isatty.IsTerminal(os.Stderr.Fd())
+	return run(ctx, os.Args, os.Stdout, os.Stderr, tty)
+}
+
+// App is tgpush's command line, for its man page (docs/man).
+func App() *cli.App { return newApp(os.Stdout, os.Stderr, false, new(*Options)) }
+
+// newApp is tgpush's command line; its action leaves the run's options in
+// *o.
+func newApp(stdout, stderr io.Writer, tty bool, o **Options) *cli.App {
+	return command.Conventions(&cli.App{
+		Name:        "tgpush",
+		Usage:       "push a tally store's sealed buckets by Prometheus remote write",
+		UsageText:   "tgpush [--url URL] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--ca-file F] [--cert-file F --key-file F] [-q] TALLYSTORE",
+		Description: description,
+		Writer:      stdout,
+		ErrWriter:   stderr,
+		Flags:       flags(),
+		Action: func(c *cli.Context) error {
+			var err error
+			*o, err = options(c, stderr, tty)
+			return err
+		},
+	})
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
+	var o *Options
+	app := newApp(stdout, stderr, tty, &o)
+	err := app.Run(command.Interspersed(app, args))
+	if err == nil && o != nil {
+		err = Run(ctx, o)
+	}
+	switch {
+	case err == nil:
+		return 0
+	case command.IsUsage(err):
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fmt.Fprintln(stderr, err)
+	return 1
+}
+
+func flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "url", Value: DefaultURL, Usage: "the receiver's remote-write `URL`"},
+		&cli.StringSliceFlag{Name: "label", Usage: "add `K=V` to every series (repeat; a fleet's host=web1)"},
+		&cli.StringFlag{Name: "cursor", Usage: "keep the position in `FILE` (default: in the tally store, one per --url)"},
+		&cli.StringFlag{Name: "from", Usage: "where a first run starts: `start|end|TIME` (RFC 3339; default start)"},
+		&cli.BoolFlag{Name: "once", Usage: "push what is sealed now, then exit"},
+		&cli.StringFlag{Name: "bearer-token-file", Usage: "send the token in `FILE` as Authorization: Bearer"},
+		&cli.StringFlag{Name: "basic-auth-user", Usage: "basic auth as `USER` (the password from --basic-auth-password-file)"},
+		&cli.StringFlag{Name: "basic-auth-password-file", Usage: "the basic auth password is in `FILE`"},
+		&cli.StringSliceFlag{Name: "header", Usage: "send the header `K=V` (repeat; a tenant's X-Scope-OrgID=…)"},
+		&cli.StringFlag{Name: "ca-file", Usage: "trust the CA certificates in `FILE` (PEM) for https"},
+		&cli.StringFlag{Name: "cert-file", Usage: "present the client certificate in `FILE` (PEM; with --key-file)"},
+		&cli.StringFlag{Name: "key-file", Usage: "the client certificate's key is in `FILE` (PEM)"},
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on one request after `D` (then retry)"},
+		&cli.DurationFlag{Name: "retry-max", Value: 30 * time.Second, Usage: "the longest wait between retries (`D`)"},
+		&cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "look at a followed tape this often (`D`)"},
+		&cli.IntFlag{Name: "max-samples", Value: 5000, Usage: "samples per request, at most (`N`; a bucket with more is split)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (errors still print)"},
+	}
+}
+
+// options checks the command line.
+func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
+	if c.NArg() != 1 {
+		return nil, command.Usagef("tgpush: name one tally store (the directory tally --provision made), not %d arguments; see tgpush --help", c.NArg())
+	}
+	o := &Options{
+		Dir:        c.Args().First(),
+		Cursor:     c.String("cursor"),
+		From:       c.String("from"),
+		Once:       c.Bool("once"),
+		Timeout:    c.Duration("timeout"),
+		Backoff:    Backoff{Min: min(250*time.Millisecond, c.Duration("retry-max")), Max: c.Duration("retry-max")},
+		Poll:       c.Duration("poll"),
+		MaxSamples: c.Int("max-samples"),
+		Quiet:      c.Bool("quiet"),
+		Stderr:     stderr,
+		Auth: Auth{
+			BearerTokenFile:   c.String("bearer-token-file"),
+			BasicUser:         c.String("basic-auth-user"),
+			BasicPasswordFile: c.String("basic-auth-password-file"),
+			CAFile:            c.String("ca-file"),
+			CertFile:          c.String("cert-file"),
+			KeyFile:           c.String("key-file"),
+		},
+	}
+	o.Progress = tty && !o.Quiet
+	u, err := receiverURL(c.String("url"))
+	if err != nil {
+		return nil, err
+	}
+	o.URL = u
+	if o.Cursor == "" {
+		o.Cursor = DefaultCursor(o.Dir, u.String())
+	}
+	if o.Labels, err = parseLabels(c.StringSlice("label")); err != nil {
+		return nil, command.Usage(err)
+	}
+	for _, h := range c.StringSlice("header") {
+		k, v, ok := strings.Cut(h, "=")
+		if !ok || k == "" || strings.ContainsAny(k, " :\t") {
+			return nil, command.Usagef("tgpush: --header %s is not NAME=VALUE", h)
+		}
+		if strings.EqualFold(k, "Authorization") {
+			return nil, command.Usagef("tgpush: --header Authorization would put a secret on the command line; use --bearer-token-file or --basic-auth-password-file")
+		}
+		o.Auth.Headers = append(o.Auth.Headers, [2]string{k, v})
+	}
+	if err := checkAuth(&o.Auth); err != nil {
+		return nil, err
+	}
+	switch {
+	case o.Timeout <= 0 || o.Backoff.Max <= 0 || o.Poll <= 0:
+		return nil, command.Usagef("tgpush: --timeout, --retry-max and --poll must be positive")
+	case o.MaxSamples < 1:
+		return nil, command.Usagef("tgpush: --max-samples must be at least 1, not %d", o.MaxSamples)
+	}
+	return o, nil
+}
+
+// receiverURL checks --url: http or https, and no password in it (a
+// secret on the command line shows in ps and in every message).
+func receiverURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, command.Usagef("tgpush: --url %q is not an http:// or https:// URL such as %s", s, DefaultURL)
+	}
+	if u.User != nil {
+		return nil, command.Usagef("tgpush: --url holds credentials; give them as --basic-auth-user and --basic-auth-password-file instead")
+	}
+	return u, nil
+}
+
+func checkAuth(a *Auth) error {
+	switch {
+	case a.BearerTokenFile != "" && a.BasicUser != "":
+		return command.Usage(errors.New("tgpush: give --bearer-token-file or --basic-auth-user, not both"))
+	case (a.BasicUser == "") != (a.BasicPasswordFile == ""):
+		return command.Usage(errors.New("tgpush: --basic-auth-user and --basic-auth-password-file go together; give both"))
+	case (a.CertFile == "") != (a.KeyFile == ""):
+		return command.Usage(errors.New("tgpush: --cert-file and --key-file go together; give both"))
+	}
+	return nil
+}

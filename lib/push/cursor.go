@@ -1,0 +1,126 @@
+package push
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/atomicfile"
+	"github.com/timbertally/timbertally/lib/lockfile"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// Cursor is where tgpush resumes on a tape: the offset just past the last
+// group the receiver took, the tape's identity, and that group's bucket.
+//
+// The file is one line: "tgpush v=1 offset=N dev=D ino=I sig=HEX
+// siglen=L bucket=RFC3339 width=D". It holds no URL, header or secret.
+type Cursor struct {
+	Offset int64
+	ID     identity
+	Bucket int64         // the last pushed group's bucket start (0 with Offset 0)
+	Width  time.Duration // its width
+}
+
+// DefaultCursor is the cursor of pushes to url from the tally store in dir:
+// beside its tape, one per URL.
+func DefaultCursor(dir, url string) string {
+	h := sha256.Sum256([]byte(url))
+	return filepath.Join(dir, "tgpush."+hex.EncodeToString(h[:6])+".cursor")
+}
+
+// loadCursor reads the cursor at path; ok is false when there is none (a
+// first run).
+func loadCursor(path string) (c Cursor, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("tgpush: cannot read the cursor %s: %v", path, err)
+	}
+	c, err = parseCursor(string(data))
+	if err != nil {
+		return c, false, fmt.Errorf("tgpush: the cursor %s is damaged (%v); fix it, or remove it and start again with --from (start re-sends what the receiver holds, which it takes as duplicates)", path, err)
+	}
+	return c, true, nil
+}
+
+var cursorKeys = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width"}
+
+func parseCursor(s string) (Cursor, error) {
+	var c Cursor
+	line, ok := strings.CutSuffix(s, "\n")
+	words := strings.Fields(line)
+	if !ok || strings.Contains(line, "\n") || len(words) != len(cursorKeys)+1 || words[0] != "tgpush" {
+		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=…"`)
+	}
+	v := map[string]string{}
+	for i, w := range words[1:] {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok || k != cursorKeys[i] {
+			return c, fmt.Errorf("want %s= in place of %q", cursorKeys[i], w)
+		}
+		v[k] = val
+	}
+	if v["v"] != "1" {
+		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1)", v["v"])
+	}
+	var errs []error
+	num := func(k string, base, bits int) uint64 {
+		n, err := strconv.ParseUint(v[k], base, bits)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%s is not a number", k, v[k]))
+		}
+		return n
+	}
+	c.Offset = int64(num("offset", 10, 63))
+	c.ID = identity{Dev: num("dev", 10, 64), Ino: num("ino", 10, 64), Sig: uint32(num("sig", 16, 32)), SigLen: int64(num("siglen", 10, 63))}
+	var err error
+	if c.Bucket, err = tape.ParseTime(v["bucket"]); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Width, err = time.ParseDuration(v["width"]); err != nil || c.Width < 0 {
+		errs = append(errs, fmt.Errorf("width=%s is not a duration", v["width"]))
+	}
+	if c.ID.SigLen > sigSpan {
+		errs = append(errs, fmt.Errorf("siglen=%d is over %d", c.ID.SigLen, sigSpan))
+	}
+	return c, errors.Join(errs...)
+}
+
+func (c Cursor) format() []byte {
+	b := fmt.Appendf(nil, "tgpush v=1 offset=%d dev=%d ino=%d sig=%08x siglen=%d bucket=", c.Offset, c.ID.Dev, c.ID.Ino, c.ID.Sig, c.ID.SigLen)
+	b = tape.AppendTime(b, c.Bucket)
+	b = append(b, " width="...)
+	b = tape.AppendDuration(b, c.Width)
+	return append(b, '\n')
+}
+
+func (c Cursor) save(path string) error {
+	if err := atomicfile.WriteFile(path, c.format()); err != nil {
+		return fmt.Errorf("tgpush: cannot save the cursor %s: %v; nothing after it is lost: the next run re-sends from the last saved cursor", path, err)
+	}
+	return nil
+}
+
+// lock takes the lock beside the cursor without waiting: one tgpush per
+// cursor; a refused second tgpush names the running one.
+func lock(cursor string) (*os.File, error) {
+	f, err := lockfile.Take(cursor+".lock", "tgpush")
+	var held *lockfile.HeldError
+	switch {
+	case errors.As(err, &held):
+		return nil, fmt.Errorf("tgpush: the cursor %s is in use by %s; one tgpush per tally store and receiver: stop that one first", cursor, held.Holder)
+	case err != nil:
+		return nil, fmt.Errorf("tgpush: cannot make the lock %s.lock: %v", cursor, unwrapPath(err))
+	}
+	return f, nil
+}

@@ -1,0 +1,33 @@
+// Package push is tgpush: it follows a tally store's tape and sends every
+// sealed bucket's series to a receiver by Prometheus remote write 1.0
+// (snappy-compressed protobuf), the protocol Prometheus, Mimir, Thanos
+// Receive, Cortex and VictoriaMetrics accept.
+//
+// A group is a tape's records after one seal up to and including the next:
+// a bucket's series, its !cap markers and its seal, and the !late and !drop
+// markers written since the previous seal. Each group becomes samples at its
+// seal's bucket start (milliseconds): one per series line, named and
+// labelled as on the tape plus the --label labels, and the data-quality
+// series timbertally_entries, timbertally_late_entries,
+// timbertally_dropped_entries{reason} and timbertally_capped_entries{metric}
+// (docs/tgpush.md).
+//
+// Invariants:
+//   - Only whole groups are sent: records after the tape's last seal (a
+//     group being written, or a torn last line) wait for their seal.
+//   - The cursor (the tape's byte offset just past a seal, with the tape's
+//     identity) is advanced only after the receiver answered 2xx for every
+//     sample before it, and is replaced atomically: after a kill -9 the
+//     next run re-sends at most the samples of the batch in flight, the
+//     same values at the same timestamps, which receivers take as
+//     duplicates. The receiver therefore holds exactly the tape's values.
+//   - Nothing is dropped on a fault: a receiver down, a timeout, a 5xx or a
+//     429 is retried with capped exponential backoff for as long as it
+//     lasts, with one note per change of state; any other answer stops
+//     tgpush non-zero, naming the bucket refused and the fix.
+//   - One tgpush per cursor at a time (a lock beside the cursor); a tape
+//     replaced under it (tally --provision --replace) stops it.
+//   - A secret is read only from a file and never printed, never written to
+//     the cursor or a note.
+//   - Memory is bounded by one batch of groups, not by the tape.
+package push

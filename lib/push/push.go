@@ -1,0 +1,414 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/timbertally/timbertally/lib/command"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// Options are a parsed tgpush command line.
+type Options struct {
+	Dir        string          // the tally store
+	URL        *url.URL        // the receiver's remote-write endpoint
+	Labels     []*prompb.Label // --label, sorted by name
+	Cursor     string          // the cursor file
+	From       string          // start, end or an RFC 3339 time; "" is start
+	Once       bool            // push what is sealed now, then exit
+	Auth       Auth
+	Timeout    time.Duration // of one request
+	Backoff    Backoff
+	Poll       time.Duration // how often a followed tape is looked at
+	MaxSamples int           // samples per request, at most (a bucket with more is split)
+	Quiet      bool
+	Progress   bool // a progress line on stderr (a terminal)
+	Stderr     io.Writer
+}
+
+// pusher is one run.
+type pusher struct {
+	o       *Options
+	fl      *follower
+	s       *sender
+	cur     Cursor
+	skip    int64       // groups whose bucket starts before it are not sent (--from TIME)
+	limit   int64       // --once: the tape's length at start
+	last    tape.Record // the newest seal read (from the cursor at start)
+	prog    *progress
+	quirked map[string]bool
+}
+
+// Run pushes until ctx is done (a signal: nil), the tape is pushed up to
+// its length at start (--once: nil), or a failure that retrying cannot
+// mend.
+func Run(ctx context.Context, o *Options) error {
+	tapePath := filepath.Join(o.Dir, "tape")
+	if _, err := os.Stat(filepath.Join(o.Dir, "document")); err != nil {
+		return fmt.Errorf("tgpush: %s is not a tally store (%v); name the directory tally --provision made", o.Dir, unwrapPath(err))
+	}
+	lk, err := lock(o.Cursor)
+	if err != nil {
+		return err
+	}
+	defer lk.Close()
+	fl, err := openTape(tapePath)
+	if err != nil {
+		return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+	}
+	defer fl.Close()
+	p := &pusher{o: o, fl: fl, quirked: map[string]bool{}}
+	fl.quirks = p.quirk
+	if err := p.start(); err != nil {
+		return err
+	}
+	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
+		return err
+	}
+	if o.Once {
+		if p.limit, err = fl.size(); err != nil {
+			return err
+		}
+	}
+	if o.Progress {
+		p.prog = newProgress(o.Stderr)
+		defer p.prog.done()
+	}
+	err = p.loop(ctx)
+	if errors.Is(err, context.Canceled) {
+		p.note("stopped; the next run resumes " + p.resumes())
+		return nil
+	}
+	return err
+}
+
+// start places the follower: at the cursor, or where --from says on a
+// first run.
+func (p *pusher) start() error {
+	cur, ok, err := loadCursor(p.o.Cursor)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if p.o.From != "" {
+			return command.Usagef("tgpush: the cursor %s already says where to resume (%s); --from is for a first run: leave it out, or remove the cursor to start elsewhere", p.o.Cursor, p.resumesAt(cur))
+		}
+		same, err := p.fl.same(cur.ID)
+		if err != nil {
+			return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+		}
+		size, err := p.fl.size()
+		if err != nil {
+			return err
+		}
+		if !same || size < cur.Offset {
+			return p.replacedError(cur)
+		}
+		p.cur, p.fl.off = cur, cur.Offset
+		if cur.Offset > 0 {
+			p.last = tape.Record{Kind: tape.Seal, Start: cur.Bucket, Width: cur.Width}
+		}
+		return nil
+	}
+	switch from := p.o.From; from {
+	case "", "start":
+	case "end":
+		seal, end, err := lastSeal(p.fl)
+		if err != nil || end == 0 {
+			return err
+		}
+		// Saved now: a run that finds nothing new must not leave the
+		// next to start from the tape's start.
+		p.fl.off, p.last = end, seal
+		p.cur = Cursor{Offset: end, ID: p.fl.id, Bucket: seal.Start, Width: seal.Width}
+		return p.cur.save(p.o.Cursor)
+	default:
+		t, err := time.Parse(time.RFC3339Nano, from)
+		if err != nil {
+			return command.Usagef("tgpush: --from %s is not start, end or an RFC 3339 time (2026-10-10T13:55:30Z)", from)
+		}
+		p.skip = t.UnixNano()
+	}
+	return nil
+}
+
+// lastSeal is the tape's last seal and the offset just past it (0 when it
+// has none): --from end starts with the next group.
+func lastSeal(fl *follower) (tape.Record, int64, error) {
+	var seal tape.Record
+	size, err := fl.size()
+	if err != nil {
+		return seal, 0, err
+	}
+	// Only whole lines are scanned: a torn last line is a group being written.
+	whole := size
+	if whole > 0 {
+		buf := make([]byte, 1)
+		for whole > 0 {
+			if _, err := fl.f.ReadAt(buf, whole-1); err != nil {
+				return seal, 0, err
+			}
+			if buf[0] == '\n' {
+				break
+			}
+			whole--
+		}
+	}
+	var end int64
+	err = tape.ScanBack(fl.f, whole, func(rec *tape.Record, e int64) bool {
+		if rec.Kind == tape.Seal {
+			seal, end = *rec, e
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return seal, 0, fmt.Errorf("tgpush: %s: %v; it was not written by tally, or was damaged", fl.path, err)
+	}
+	return seal, end, nil
+}
+
+// drain pushes the groups the replaced tape gained since it was last read
+// (what tally appended before the replace), then says it was replaced.
+func (p *pusher) drain(ctx context.Context) error {
+	for {
+		size, err := p.fl.size()
+		if err != nil {
+			return err
+		}
+		groups, err := p.fl.read(size, maxGroups)
+		if err != nil {
+			return err
+		}
+		if len(groups) == 0 {
+			return p.replacedError(p.cur)
+		}
+		if err := p.push(ctx, groups); err != nil {
+			return err
+		}
+	}
+}
+
+// maxGroups bounds the groups read at once, and so the memory of a backlog.
+const maxGroups = 1024
+
+func (p *pusher) loop(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		size, err := p.fl.size()
+		if err != nil {
+			return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+		}
+		limit := size
+		if p.o.Once {
+			limit = p.limit
+		}
+		groups, err := p.fl.read(limit, maxGroups)
+		if err != nil {
+			if len(groups) > 0 { // the groups before a damaged line are the tape's
+				err = errors.Join(p.push(ctx, groups), err)
+			}
+			return err
+		}
+		if len(groups) > 0 {
+			if err := p.push(ctx, groups); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.o.Once {
+			return nil
+		}
+		if gone, err := p.fl.replaced(); err != nil || gone {
+			if err != nil {
+				return fmt.Errorf("tgpush: cannot look at the tape: %v", err)
+			}
+			return p.drain(ctx)
+		}
+		if p.prog != nil {
+			p.prog.show(p.behind(size))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(p.o.Poll):
+		}
+	}
+}
+
+// push sends the groups one at a time, saving the cursor after each the
+// receiver took. One group a request is what makes a re-send after a kill
+// harmless: the group in flight is the newest of every series in it, and a
+// receiver takes a series' newest sample again as a duplicate, while an
+// older one (a second group of the batch already taken) is "out of order"
+// to Prometheus and Mimir, a refusal.
+func (p *pusher) push(ctx context.Context, groups []Group) error {
+	for _, g := range groups {
+		b := newBatch(p.o.Labels)
+		p.add(b, g)
+		if err := p.send(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add puts a group in a batch; a group --from TIME skips is there only for
+// the cursor to move past it.
+func (p *pusher) add(b *batch, g Group) {
+	at := g.Seal.Start
+	if g.sealed() {
+		p.last = g.Seal
+	} else {
+		at = p.last.Start + int64(p.last.Width) - int64(time.Millisecond)
+	}
+	switch {
+	case g.sealed() && at >= p.skip, !g.sealed() && p.last.Kind == tape.Seal && len(g.Markers) > 0 && at >= p.skip:
+		b.add(g, at/1e6)
+	default:
+		if !g.sealed() && p.last.Kind != tape.Seal && len(g.Markers) > 0 {
+			p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))
+		}
+		b.groups = append(b.groups, placed{g, at, false})
+	}
+}
+
+// send sends one group's batch, in requests of at most MaxSamples
+// samples, and saves the cursor past it once the receiver took them all.
+func (p *pusher) send(ctx context.Context, b *batch) error {
+	for _, req := range b.requests(p.o.MaxSamples) {
+		if err := p.s.send(ctx, req); err != nil {
+			return p.refusedError(err, b)
+		}
+	}
+	last := b.groups[len(b.groups)-1]
+	from := p.cur.Offset
+	id := p.fl.id
+	if id.SigLen < sigSpan { // the tape was shorter at open: sign more of it now
+		if fresh, err := fileIdentity(p.fl.f, sigSpan); err == nil {
+			id, p.fl.id = fresh, fresh
+		}
+	}
+	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width}
+	for _, g := range b.groups {
+		if g.sealed() {
+			p.cur.Bucket, p.cur.Width = g.Seal.Start, g.Seal.Width
+		}
+	}
+	if err := p.cur.save(p.o.Cursor); err != nil {
+		return err
+	}
+	if p.prog != nil {
+		size, _ := p.fl.size()
+		p.prog.pushed(len(b.groups), b.samples, p.cur.Offset-from, p.behind(size))
+	}
+	return nil
+}
+
+func (p *pusher) behind(size int64) int64 { return size - p.fl.off }
+
+// resumes says where the next run starts, for notes.
+func (p *pusher) resumes() string { return p.resumesAt(p.cur) }
+
+func (p *pusher) resumesAt(c Cursor) string {
+	if c.Offset == 0 {
+		return "at the tape's start"
+	}
+	return "after the bucket at " + timeText(c.Bucket)
+}
+
+func (p *pusher) note(msg string) {
+	if p.o.Quiet {
+		return
+	}
+	if p.prog != nil {
+		p.prog.clear()
+	}
+	fmt.Fprintf(p.o.Stderr, "tgpush: note: %s\n", msg)
+}
+
+// quirk notes, once per kind, a record kind this tgpush does not know.
+func (p *pusher) quirk(off int64, text string) {
+	word, _, _ := strings.Cut(text, " ")
+	if p.quirked[word] {
+		return
+	}
+	p.quirked[word] = true
+	p.note(fmt.Sprintf("the tape has records of a kind this tgpush does not know (%q at byte %d); they carry no sample and are passed over", word, off))
+}
+
+// replacedError says that the tape the cursor was taken on is gone, and how
+// to push the one that replaced it without doubling what the receiver holds.
+func (p *pusher) replacedError(c Cursor) error {
+	pushed := "nothing of the old tape was pushed"
+	how := fmt.Sprintf("remove the cursor %s and run tgpush again (--from start)", p.o.Cursor)
+	if c.Offset > 0 {
+		next := timeText(c.Bucket + int64(c.Width))
+		pushed = "the old one was pushed through the bucket at " + timeText(c.Bucket)
+		how = fmt.Sprintf("the new tape re-derives buckets the receiver already holds, which it refuses when their values differ; to push the buckets after those, remove the cursor %s and run tgpush --from %s; to push the whole new tape, push it to a receiver (or tenant) that does not hold the old one, with --from start", p.o.Cursor, next)
+	}
+	return fmt.Errorf("tgpush: the tape of %s is not the one the cursor was taken on: it was replaced (tally --provision --replace keeps the old one as tape.replaced.*) or truncated; %s; %s", p.o.Dir, pushed, how)
+}
+
+// refusedError explains an answer that retrying cannot change.
+func (p *pusher) refusedError(err error, b *batch) error {
+	var ref *Refused
+	if !errors.As(err, &ref) {
+		return err
+	}
+	where := fmt.Sprintf("%s (nothing from it on was pushed; the next run resumes %s)", b.span(), p.resumes())
+	text := clip(ref.Text)
+	switch {
+	case ref.Status == 0:
+		return fmt.Errorf("tgpush: TLS with the receiver failed at %s: %s; for a certificate signed by your own CA give --ca-file, for a receiver that wants a client certificate --cert-file and --key-file, for one that speaks plain http an http:// --url", where, text)
+	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
+		return fmt.Errorf("tgpush: the receiver refused the credentials (%d %s) at %s; %s, then run tgpush again", ref.Status, http.StatusText(ref.Status), where, p.credentialFix())
+	case ref.Status == http.StatusRequestEntityTooLarge:
+		return fmt.Errorf("tgpush: the receiver refused %s as too large (413); give a lower --max-samples (now %d) and run tgpush again", where, p.o.MaxSamples)
+	case strings.Contains(ref.Text, "HTTP request to an HTTPS server"):
+		return fmt.Errorf("tgpush: the receiver speaks https, not http, at %s; give --url https://… (with --ca-file for your own CA) and run tgpush again", where)
+	}
+	if strings.Contains(ref.Text, "out of order") || strings.Contains(ref.Text, "duplicate sample") {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
+	}
+	restart := "run tgpush --from T"
+	if _, err := os.Stat(p.o.Cursor); err == nil {
+		restart = fmt.Sprintf("remove the cursor %s and run tgpush --from T", p.o.Cursor)
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; if the samples are older than it takes (out of bounds, too old), backfill those buckets another way (tgread --format openmetrics --from %s --to T %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes; otherwise fix what the receiver names and run tgpush again",
+		where, text, timeText(b.groups[0].at), p.o.Dir, restart)
+}
+
+// credentialFix names the flags that give the credentials tgpush sent.
+func (p *pusher) credentialFix() string {
+	a := &p.o.Auth
+	switch {
+	case a.BearerTokenFile != "":
+		return "check the token in --bearer-token-file " + a.BearerTokenFile
+	case a.BasicUser != "":
+		return "check --basic-auth-user and the password in --basic-auth-password-file " + a.BasicPasswordFile
+	case len(a.Headers) > 0:
+		return "give credentials: --bearer-token-file, or --basic-auth-user with --basic-auth-password-file (and check the --header values)"
+	}
+	return "give credentials: --bearer-token-file, or --basic-auth-user with --basic-auth-password-file"
+}
+
+// clip bounds a receiver's answer quoted in a message.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,537 @@
+package push
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/klauspost/compress/snappy"
+	"google.golang.org/protobuf/proto"
+)
+
+// fakeReceiver decodes remote-write requests and answers each with the
+// status its answer function picks (200 when nil). It is no stand-in for
+// the real servers (testscripts pushes to those); it lets a test script
+// the faults.
+type fakeReceiver struct {
+	t       *testing.T
+	srv     *httptest.Server
+	mu      sync.Mutex
+	answer  func(n int, req *prompb.WriteRequest, h http.Header) int
+	n       int
+	samples []string // "metric{labels} ms value" of every request answered 2xx
+	headers []http.Header
+}
+
+func newFake(t *testing.T, answer func(n int, req *prompb.WriteRequest, h http.Header) int) *fakeReceiver {
+	f := &fakeReceiver{t: t, answer: answer}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeReceiver) url() string { return f.srv.URL + "/api/v1/write" }
+
+func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Header.Get("Content-Encoding") != "snappy" || r.Header.Get("X-Prometheus-Remote-Write-Version") != "0.1.0" {
+		http.Error(w, "not remote write 1.0", http.StatusBadRequest)
+		return
+	}
+	raw, err := snappy.Decode(nil, body)
+	var req prompb.WriteRequest
+	if err == nil {
+		err = proto.Unmarshal(raw, &req)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	f.headers = append(f.headers, r.Header.Clone())
+	status := http.StatusNoContent
+	if f.answer != nil {
+		status = f.answer(f.n, &req, r.Header)
+	}
+	if status/100 == 2 {
+		for _, ts := range req.Timeseries {
+			for _, s := range ts.Samples {
+				f.samples = append(f.samples, fmt.Sprintf("%s %d %v", seriesText(ts.Labels), s.Timestamp, s.Value))
+			}
+		}
+	}
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "answer %d", status)
+}
+
+// syncBuffer is a bytes.Buffer that tgpush may write while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func seriesText(ls []*prompb.Label) string {
+	var parts []string
+	for _, l := range ls {
+		parts = append(parts, l.Name+"="+l.Value)
+	}
+	return strings.Join(parts, ",")
+}
+
+// got returns the samples taken, sorted, without duplicates (as a TSDB
+// keeps them).
+func (f *fakeReceiver) got() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := slices.Clone(f.samples)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// store makes a tally store whose tape is text.
+func store(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "document"), []byte("format apache-combined\nwindow 10s\nmetric requests count by=status\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tape"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func appendTape(t *testing.T, dir, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, "tape"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tgpush runs the command line in-process until it exits or ctx is done.
+func tgpush(ctx context.Context, args ...string) (code int, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(ctx, append([]string{"tgpush", "--retry-max", "20ms", "--poll", "5ms"}, args...), &out, &errb, false)
+	return code, errb.String()
+}
+
+// The buckets of the tapes below, in milliseconds.
+const (
+	b1 = 1796121330000 // 2026-12-01T10:35:30Z
+	b2 = b1 + 10000
+	b3 = b2 + 10000
+)
+
+const threeGroups = `2026-12-01T10:35:30Z requests{status="200"} 4
+2026-12-01T10:35:30Z requests{status="404"} 1
+seal 2026-12-01T10:35:30Z width=10s entries=5 at=web:500
+!late 2026-12-01T10:35:30Z id=web offset=500 end=600 count=2
+!drop id=web offset=600 end=700 count=1 reason=no-time
+2026-12-01T10:35:40Z requests{status="200"} 7
+!cap 2026-12-01T10:35:40Z metric=requests id=web offset=700 end=800 count=3
+seal 2026-12-01T10:35:40Z width=10s entries=10 at=web:900
+2026-12-01T10:35:50Z requests{status="500"} 2
+seal 2026-12-01T10:35:50Z width=10s entries=2 at=web:1000
+`
+
+// threeGroupsSamples is what threeGroups holds, worked out by hand from
+// the tape above.
+var threeGroupsSamples = []string{
+	fmt.Sprintf("__name__=requests,status=200 %d 4", b1),
+	fmt.Sprintf("__name__=requests,status=200 %d 7", b2),
+	fmt.Sprintf("__name__=requests,status=404 %d 1", b1),
+	fmt.Sprintf("__name__=requests,status=500 %d 2", b3),
+	fmt.Sprintf("__name__=timbertally_capped_entries,metric=requests %d 3", b2),
+	fmt.Sprintf("__name__=timbertally_dropped_entries,reason=no-time %d 1", b2),
+	fmt.Sprintf("__name__=timbertally_entries %d 5", b1),
+	fmt.Sprintf("__name__=timbertally_entries %d 10", b2),
+	fmt.Sprintf("__name__=timbertally_entries %d 2", b3),
+	fmt.Sprintf("__name__=timbertally_late_entries %d 0", b1),
+	fmt.Sprintf("__name__=timbertally_late_entries %d 2", b2),
+	fmt.Sprintf("__name__=timbertally_late_entries %d 0", b3),
+}
+
+func sameSamples(t *testing.T, got, want []string) {
+	t.Helper()
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Fatalf("the receiver took\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestEachGroupIsPushedAtItsBucketStartWithItsDataQualitySeries(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+}
+
+func TestAFailingOrBusyReceiverIsRetriedWithOneNotePerChangeOfState(t *testing.T) {
+	// Three 503s, two 429s, then 2xx, then two more 503s for the next request.
+	answers := map[int]int{1: 503, 2: 503, 3: 503, 4: 429, 5: 429, 7: 503, 8: 503}
+	f := newFake(t, func(n int, _ *prompb.WriteRequest, _ http.Header) int {
+		if a, ok := answers[n]; ok {
+			return a
+		}
+		return 204
+	})
+	dir := store(t, threeGroups)
+	// One group a request: the second request meets the second outage.
+	code, stderr := tgpush(context.Background(), "--once", "--max-samples", "1", "--url", f.url(), dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+	want := "tgpush: note: the receiver fails (503 Service Unavailable); retrying with backoff until it answers, nothing is dropped\n" +
+		"tgpush: note: the receiver is rate-limiting (429 Too Many Requests); retrying with backoff until it answers, nothing is dropped\n" +
+		"tgpush: note: the receiver takes samples again; nothing was lost\n" +
+		"tgpush: note: the receiver fails (503 Service Unavailable); retrying with backoff until it answers, nothing is dropped\n" +
+		"tgpush: note: the receiver takes samples again; nothing was lost\n"
+	if stderr != want {
+		t.Errorf("stderr\n%s\nwant\n%s", stderr, want)
+	}
+}
+
+func TestAnUnreachableReceiverIsRetriedUntilItListens(t *testing.T) {
+	f := newFake(t, nil)
+	addr := f.srv.Listener.Addr().String()
+	f.srv.Close() // nothing listens there now
+	dir := store(t, threeGroups)
+	var errb syncBuffer
+	done := make(chan struct{})
+	go func() {
+		run(context.Background(), []string{"tgpush", "--retry-max", "20ms", "--once", "--url", "http://" + addr + "/api/v1/write", dir}, io.Discard, &errb, false)
+		close(done)
+	}()
+	for !strings.Contains(errb.String(), "cannot be reached") {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := os.Stat(DefaultCursor(dir, "http://"+addr+"/api/v1/write")); err == nil {
+		t.Fatal("a cursor was saved while the receiver was down")
+	}
+	g := newFakeAt(t, addr)
+	<-done
+	stderr := errb.String()
+	sameSamples(t, g.got(), threeGroupsSamples)
+	if n := strings.Count(stderr, "cannot be reached"); n != 1 {
+		t.Errorf("%d notes of the outage, want 1:\n%s", n, stderr)
+	}
+}
+
+// newFakeAt starts a fake receiver on addr (a port just freed).
+func newFakeAt(t *testing.T, addr string) *fakeReceiver {
+	f := &fakeReceiver{t: t}
+	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		l, err := netListen(addr)
+		if err == nil {
+			f.srv.Listener.Close()
+			f.srv.Listener = l
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+	}
+	f.srv.Start()
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func TestARefusedBucketStopsTgpushNamingItWithTheBucketsBeforeItPushed(t *testing.T) {
+	f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
+		for _, ts := range req.Timeseries {
+			for _, s := range ts.Samples {
+				if s.Timestamp == b2 {
+					return http.StatusBadRequest // out of bounds, say
+				}
+			}
+		}
+		return 200
+	})
+	dir := store(t, threeGroups)
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	for _, want := range []string{"refused the bucket at 2026-12-01T10:35:40Z", "answer 400", "the next run resumes after the bucket at 2026-12-01T10:35:30Z",
+		"tgread --format openmetrics --from 2026-12-01T10:35:40Z", "tgpush --from T"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	got := f.got()
+	if len(got) != 4 || !strings.HasSuffix(got[0], fmt.Sprintf("%d 4", b1)) {
+		t.Errorf("the receiver took %q, want the first bucket's 4 samples", got)
+	}
+	c, ok, err := loadCursor(DefaultCursor(dir, f.url()))
+	if err != nil || !ok || c.Bucket != b1*1e6 {
+		t.Errorf("cursor %+v %v %v, want it after the first bucket", c, ok, err)
+	}
+}
+
+func TestRefusedCredentialsStopTgpushNamingTheFlagAndNeverTheSecret(t *testing.T) {
+	f := newFake(t, func(_ int, _ *prompb.WriteRequest, h http.Header) int {
+		if u, p, ok := (&http.Request{Header: h}).BasicAuth(); ok && u == "web1" && p == "right horse" {
+			return 200
+		}
+		return http.StatusUnauthorized
+	})
+	dir := store(t, threeGroups)
+	pw := filepath.Join(t.TempDir(), "password")
+	os.WriteFile(pw, []byte("wrong staple\n"), 0o600)
+	code, stderr := tgpush(context.Background(), "--once", "--basic-auth-user", "web1", "--basic-auth-password-file", pw, "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "refused the credentials (401 Unauthorized)") || !strings.Contains(stderr, "--basic-auth-password-file "+pw) {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+	if strings.Contains(stderr, "staple") {
+		t.Errorf("the password is in the message: %s", stderr)
+	}
+	os.WriteFile(pw, []byte("right horse\n"), 0o600)
+	code, stderr = tgpush(context.Background(), "--once", "--header", "X-Scope-OrgID=web", "--basic-auth-user", "web1", "--basic-auth-password-file", pw, "--url", f.url(), dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+	if h := f.headers[len(f.headers)-1]; h.Get("X-Scope-OrgID") != "web" {
+		t.Errorf("headers %v lack X-Scope-OrgID: web", h)
+	}
+}
+
+func TestABearerTokenIsSentFromItsFile(t *testing.T) {
+	f := newFake(t, func(_ int, _ *prompb.WriteRequest, h http.Header) int {
+		if h.Get("Authorization") == "Bearer s3cret" {
+			return 200
+		}
+		return http.StatusForbidden
+	})
+	dir := store(t, threeGroups)
+	tok := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tok, []byte("s3cret\n"), 0o600)
+	if code, stderr := tgpush(context.Background(), "--once", "--bearer-token-file", tok, "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+	os.WriteFile(tok, []byte("stale\n"), 0o600)
+	os.Remove(DefaultCursor(dir, f.url()))
+	code, stderr := tgpush(context.Background(), "--once", "--bearer-token-file", tok, "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "(403 Forbidden)") || !strings.Contains(stderr, "--bearer-token-file "+tok) || strings.Contains(stderr, "stale") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+func TestSecretsAreNeverTakenOnTheCommandLine(t *testing.T) {
+	dir := store(t, threeGroups)
+	for _, args := range [][]string{
+		{"--url", "http://web1:pw@127.0.0.1:1/api/v1/write", dir},
+		{"--header", "Authorization=Bearer x", dir},
+		{"--basic-auth-user", "web1", dir},
+	} {
+		if code, stderr := tgpush(context.Background(), args...); code != 2 || strings.Contains(stderr, "pw@") {
+			t.Errorf("%q: exit %d, want 2 (usage): %s", args, code, stderr)
+		}
+	}
+}
+
+func TestOnlyWholeGroupsArePushedAndTheRestWaitsForItsSeal(t *testing.T) {
+	f := newFake(t, nil)
+	// The second group has no seal yet and its last line is torn.
+	dir := store(t, threeGroups[:strings.Index(threeGroups, "seal 2026-12-01T10:35:40Z")]+"seal 2026-12-01T10:35:4")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { code, _ := tgpush(ctx, "--url", f.url(), dir); done <- code }()
+	waitSamples(t, f, 4)
+	appendTape(t, dir, threeGroups[strings.Index(threeGroups, "0Z width=10s entries=10"):])
+	waitSamples(t, f, len(threeGroupsSamples))
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d after a signal, want 0", code)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+}
+
+func waitSamples(t *testing.T, f *fakeReceiver, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(f.got()) < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the receiver took %d samples, want %d: %q", len(f.got()), n, f.got())
+		}
+	}
+}
+
+func TestRecordKindsAddedLaterArePassedOverWithOneNote(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, "identity id=web dev=1 ino=2\n"+threeGroups+"identity id=web dev=1 ino=3\n")
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 0 || strings.Count(stderr, `"identity"`) != 1 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+}
+
+func TestADamagedKnownRecordStopsTgpush(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, strings.Replace(threeGroups, "width=10s entries=10", "widht=10s entries=10", 1))
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "damaged") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if len(f.got()) != 4 {
+		t.Errorf("took %d samples, want the first group's 4", len(f.got()))
+	}
+}
+
+func TestMarkersBeforeAnEndRecordArePushedInTheLastBucketsLastMillisecond(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups+"!drop id=web offset=1000 end=1100 count=4 reason=no-time\nend at=web:1100\n")
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := append(slices.Clone(threeGroupsSamples), fmt.Sprintf("__name__=timbertally_dropped_entries,reason=no-time %d 4", b3+9999))
+	sameSamples(t, f.got(), want)
+}
+
+func TestFromEndPushesOnlyBucketsSealedLaterAndFromTimeThoseFromIt(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	if code, stderr := tgpush(context.Background(), "--once", "--from", "end", "--url", f.url(), dir); code != 0 || len(f.got()) != 0 {
+		t.Fatalf("exit %d, took %q: %s", code, f.got(), stderr)
+	}
+	appendTape(t, dir, "2026-12-01T10:36:00Z requests 9\nseal 2026-12-01T10:36:00Z width=10s entries=9\n")
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b4 := b3 + 10000
+	sameSamples(t, f.got(), []string{fmt.Sprintf("__name__=requests %d 9", b4), fmt.Sprintf("__name__=timbertally_entries %d 9", b4), fmt.Sprintf("__name__=timbertally_late_entries %d 0", b4)})
+
+	g := newFake(t, nil)
+	if code, stderr := tgpush(context.Background(), "--once", "--from", "2026-12-01T10:35:50Z", "--url", g.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := g.got()
+	for _, s := range got {
+		if !strings.Contains(s, fmt.Sprint(b3)) && !strings.Contains(s, fmt.Sprint(b4)) {
+			got = nil
+		}
+	}
+	if len(got) != 6 {
+		t.Errorf("--from took %q, want the last two buckets' 6 samples", g.got())
+	}
+	code, stderr := tgpush(context.Background(), "--once", "--from", "start", "--url", g.url(), dir)
+	if code != 2 || !strings.Contains(stderr, "--from is for a first run") {
+		t.Errorf("--from with a cursor: exit %d, %s", code, stderr)
+	}
+}
+
+func TestASecondTgpushOnOneCursorIsRefused(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	l, err := lock(DefaultCursor(dir, f.url()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "is in use by tgpush pid") || len(f.got()) != 0 {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+}
+
+func TestATapeReplacedUnderTgpushStopsItSayingHowToPushTheNewOne(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	done := make(chan string)
+	go func() { _, stderr := tgpush(context.Background(), "--url", f.url(), dir); done <- stderr }()
+	waitSamples(t, f, len(threeGroupsSamples))
+	// tally sealed one more bucket, and began another, before the replace.
+	appendTape(t, dir, "2026-12-01T10:36:00Z requests 9\nseal 2026-12-01T10:36:00Z width=10s entries=9\n2026-12-01T10:36:10Z requests 1")
+	tp := filepath.Join(dir, "tape")
+	if err := os.Rename(tp, tp+".replaced.2026-12-01T10:40:00Z"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(tp, nil, 0o644)
+	stderr := <-done
+	if !strings.Contains(stderr, "was replaced") || !strings.Contains(stderr, "tgpush --from 2026-12-01T10:36:10Z") {
+		t.Errorf("stderr %s", stderr)
+	}
+	if n := len(f.got()); n != len(threeGroupsSamples)+3 {
+		t.Errorf("the receiver took %d samples, want the old tape's %d", n, len(threeGroupsSamples)+3)
+	}
+	// Started again on the new tape, it refuses as well.
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "was replaced") {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+}
+
+func TestATerminalShowsProgressAndAPipeOrQuietShowsNone(t *testing.T) {
+	f := newFake(t, nil)
+	for _, c := range []struct {
+		tty   bool
+		quiet bool
+		want  bool
+	}{{true, false, true}, {false, false, false}, {true, true, false}} {
+		dir := store(t, threeGroups)
+		var errb bytes.Buffer
+		args := []string{"tgpush", "--once", "--url", f.url(), dir}
+		if c.quiet {
+			args = append(args, "-q")
+		}
+		if code := run(context.Background(), args, io.Discard, &errb, c.tty); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		if got := strings.Contains(errb.String(), "buckets pushed"); got != c.want {
+			t.Errorf("tty %v, -q %v: progress shown %v, want %v: %q", c.tty, c.quiet, got, c.want, errb.String())
+		}
+	}
+}
+
+func TestARequestTooLargeStopsTgpushNamingMaxSamples(t *testing.T) {
+	f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
+		if len(req.Timeseries) > 2 {
+			return http.StatusRequestEntityTooLarge
+		}
+		return 200
+	})
+	dir := store(t, threeGroups)
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "lower --max-samples (now 5000)") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, stderr := tgpush(context.Background(), "--once", "--max-samples", "2", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("--max-samples 2: exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+}

@@ -1,0 +1,161 @@
+package push
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/timbertally/timbertally/lib/read"
+	"github.com/timbertally/timbertally/lib/tape"
+)
+
+// The data-quality series: what each group's numbers rest on.
+const (
+	EntriesMetric = "timbertally_entries"         // the seal's entries=: entries placed in the bucket
+	LateMetric    = "timbertally_late_entries"    // entries of !late markers in the group
+	DroppedMetric = "timbertally_dropped_entries" // entries of !drop markers in the group, by reason
+	CappedMetric  = "timbertally_capped_entries"  // entries of !cap markers in the bucket, by metric
+)
+
+// batch is the samples of one group (push sends a group a request), one
+// time series per distinct series, and the group it came from (none when
+// the group is skipped, --from TIME: only the cursor moves past it).
+type batch struct {
+	extra   []*prompb.Label // --label, sorted by name
+	index   map[string]int  // series text: its place in req.Timeseries
+	req     *prompb.WriteRequest
+	samples int
+	groups  []placed
+}
+
+// placed is a group and the time (Unix ns) its samples are stamped with.
+type placed struct {
+	Group
+	at   int64
+	sent bool // false: skipped (--from TIME), there for the cursor only
+}
+
+func newBatch(extra []*prompb.Label) *batch {
+	return &batch{extra: extra, index: map[string]int{}, req: &prompb.WriteRequest{}}
+}
+
+// add puts a group's samples in the batch, at ms: a sealed group's bucket
+// start, or for the markers before an end record the last millisecond of
+// the last sealed bucket (after its samples, before any later bucket's).
+func (b *batch) add(g Group, ms int64) {
+	for i := range g.Series {
+		s := &g.Series[i]
+		b.sample(s.Metric, s.Labels, s.Value, ms)
+	}
+	if g.sealed() {
+		b.sample(EntriesMetric, nil, float64(g.Seal.Entries), ms)
+	}
+	var late float64
+	dropped := map[string]float64{}
+	capped := map[string]float64{}
+	for _, m := range g.Markers {
+		switch m.Kind {
+		case tape.Late:
+			late += float64(m.Count)
+		case tape.Drop:
+			dropped[m.Reason] += float64(m.Count)
+		case tape.Cap:
+			capped[m.Metric] += float64(m.Count)
+		}
+	}
+	if g.sealed() || late > 0 {
+		b.sample(LateMetric, nil, late, ms)
+	}
+	for _, r := range slices.Sorted(maps.Keys(dropped)) {
+		b.sample(DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, dropped[r], ms)
+	}
+	for _, m := range slices.Sorted(maps.Keys(capped)) {
+		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, capped[m], ms)
+	}
+	b.groups = append(b.groups, placed{g, ms * 1e6, true})
+}
+
+// sample appends one sample to its series.
+func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) {
+	key := string(tape.AppendSeries(nil, metric, labels))
+	i, ok := b.index[key]
+	if !ok {
+		i = len(b.req.Timeseries)
+		b.index[key] = i
+		b.req.Timeseries = append(b.req.Timeseries, &prompb.TimeSeries{Labels: b.labels(metric, labels)})
+	}
+	ts := b.req.Timeseries[i]
+	ts.Samples = append(ts.Samples, &prompb.Sample{Value: v, Timestamp: ms})
+	b.samples++
+}
+
+// labels returns a series' labels as remote write wants them: __name__ and
+// the rest sorted by name, a tape label winning over a --label of its name
+// (as a scraped label wins over Prometheus' external_labels), each value
+// shown as tgread's JSON and OpenMetrics show it (a byte that is not UTF-8
+// as the text \xHH: receivers take UTF-8 only).
+func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
+	out := make([]*prompb.Label, 0, 1+len(labels)+len(b.extra))
+	out = append(out, &prompb.Label{Name: "__name__", Value: metric})
+	for _, l := range labels {
+		out = append(out, &prompb.Label{Name: l.Name, Value: read.ShownValue(l.Value)})
+	}
+	for _, e := range b.extra {
+		if !slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == e.Name }) {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// requests splits the batch into requests of at most max samples (one
+// sample a series: a batch holds one group).
+func (b *batch) requests(max int) []*prompb.WriteRequest {
+	if b.samples == 0 {
+		return nil
+	}
+	if b.samples <= max {
+		return []*prompb.WriteRequest{b.req}
+	}
+	var out []*prompb.WriteRequest
+	ts := b.req.Timeseries
+	for len(ts) > 0 {
+		n := min(max, len(ts))
+		out = append(out, &prompb.WriteRequest{Timeseries: ts[:n]})
+		ts = ts[n:]
+	}
+	return out
+}
+
+// span names the buckets of the batch's groups, for messages.
+func (b *batch) span() string {
+	first, last := b.groups[0].at, b.groups[len(b.groups)-1].at
+	if first == last {
+		return "the bucket at " + timeText(first)
+	}
+	return fmt.Sprintf("the buckets from %s to %s", timeText(first), timeText(last))
+}
+
+func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
+
+// parseLabels reads --label K=V words into remote-write labels sorted by
+// name.
+func parseLabels(args []string) ([]*prompb.Label, error) {
+	var out []*prompb.Label
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || !tape.ValidLabel(k) || strings.HasPrefix(k, "__") {
+			return nil, fmt.Errorf("tgpush: --label %s is not NAME=VALUE with a Prometheus label name (not starting with __)", a)
+		}
+		if slices.ContainsFunc(out, func(l *prompb.Label) bool { return l.Name == k }) {
+			return nil, fmt.Errorf("tgpush: --label %s is given twice; give each label once", k)
+		}
+		out = append(out, &prompb.Label{Name: k, Value: v})
+	}
+	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
+}

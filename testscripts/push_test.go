@@ -1,0 +1,244 @@
+package testscripts
+
+import (
+	"bufio"
+	"bytes"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/synth"
+)
+
+// pushLog writes n Apache lines at 5 a second of log time that end about a
+// minute ago, so that every bucket is inside a Prometheus head's window
+// (older samples are refused as out of bounds), 1% of them malformed (so
+// !drop markers appear).
+func pushLog(t *testing.T, path string, n int) {
+	t.Helper()
+	start := time.Now().UTC().Add(-time.Minute - time.Duration(n)*time.Second/5).Truncate(time.Second)
+	if err := synth.WriteFile(path, synth.Config{Seed: 16, N: n, Rate: 5, Steady: true, Malformed: 0.01, Start: start}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pipeline makes a tally store from the log in one complete run.
+func pipeline(t *testing.T, dir, log string) string {
+	t.Helper()
+	st := filepath.Join(dir, "st")
+	mustRun(t, dir, "tally", "--provision", "--doc", "apache-combined", st)
+	mustRun(t, dir, "feed", "-q", log, "--", "tally", "--run", st)
+	return st
+}
+
+// tapeRows is what tgread --format tsv says the store holds, without its
+// header.
+func tapeRows(t *testing.T, st string) []string {
+	t.Helper()
+	out, err := exec.Command("tgread", "--format", "tsv", st).Output()
+	if err != nil {
+		t.Fatalf("tgread: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")[1:]
+	sort.Strings(lines)
+	return lines
+}
+
+// splitQuality separates the data-quality series (timbertally_*) from the
+// tape's.
+func splitQuality(samples []string) (series, quality []string) {
+	for _, s := range samples {
+		if strings.Contains(s, "\ttimbertally_") {
+			quality = append(quality, s)
+		} else {
+			series = append(series, s)
+		}
+	}
+	return series, quality
+}
+
+// sameRows fails unless the receiver's samples are the tape's, value for
+// value and timestamp for timestamp.
+func sameRows(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatal("the tape has no rows: the test proves nothing")
+	}
+	g, w := strings.Join(got, "\n"), strings.Join(want, "\n")
+	if g == w {
+		t.Logf("the receiver holds the tape's %d rows, value for value", len(want))
+		return
+	}
+	gs, ws := map[string]bool{}, map[string]bool{}
+	for _, l := range got {
+		gs[l] = true
+	}
+	for _, l := range want {
+		ws[l] = true
+	}
+	var missing, extra []string
+	for _, l := range want {
+		if !gs[l] {
+			missing = append(missing, l)
+		}
+	}
+	for _, l := range got {
+		if !ws[l] {
+			extra = append(extra, l)
+		}
+	}
+	t.Fatalf("the receiver holds %d samples, the tape %d rows; missing %d (first %q), extra %d (first %q)",
+		len(got), len(want), len(missing), first(missing), len(extra), first(extra))
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// countLines counts the lines of a file, and those starting with prefix.
+func countLines(t *testing.T, path, prefix string) (all, matching int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		all++
+		if bytes.HasPrefix(sc.Bytes(), []byte(prefix)) {
+			matching++
+		}
+	}
+	return all, matching
+}
+
+// checkQuality checks the data-quality samples against counts made apart
+// from tgpush: every line of the log is an entry placed, late or dropped,
+// and there is one timbertally_entries sample per seal line of the tape.
+func checkQuality(t *testing.T, quality []string, log, st string) {
+	t.Helper()
+	lines, _ := countLines(t, log, "")
+	_, seals := countLines(t, filepath.Join(st, "tape"), "seal ")
+	sums := map[string]float64{}
+	n := map[string]int{}
+	for _, q := range quality {
+		f := strings.Split(q, "\t")
+		v, err := strconv.ParseFloat(f[3], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums[f[1]] += v
+		n[f[1]]++
+	}
+	if n["timbertally_entries"] != seals {
+		t.Errorf("%d timbertally_entries samples, want one per seal: %d", n["timbertally_entries"], seals)
+	}
+	got := sums["timbertally_entries"] + sums["timbertally_late_entries"] + sums["timbertally_dropped_entries"]
+	if got != float64(lines) || sums["timbertally_dropped_entries"] == 0 {
+		t.Errorf("entries %v + late %v + dropped %v = %v, want the log's %d lines (with some dropped)",
+			sums["timbertally_entries"], sums["timbertally_late_entries"], sums["timbertally_dropped_entries"], got, lines)
+	}
+	if math.IsNaN(got) {
+		t.Error("NaN")
+	}
+}
+
+func TestAOneShotPipelineThenTgpushOnceLeavesPrometheusHoldingExactlyTheTape(t *testing.T) {
+	prom := newReceiver(t, "prometheus")
+	prom.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	pushLog(t, log, 1500)
+	st := pipeline(t, dir, log)
+	// Small requests, so that the push crosses many request boundaries.
+	mustRun(t, dir, "tgpush", "--once", "--max-samples", "100", "--url", prom.writeURL(), st)
+	series, quality := splitQuality(prom.samples("", ""))
+	sameRows(t, series, tapeRows(t, st))
+	checkQuality(t, quality, log, st)
+
+	// A second --once finds nothing new and sends nothing twice.
+	mustRun(t, dir, "tgpush", "--once", "--url", prom.writeURL(), st)
+	again, _ := splitQuality(prom.samples("", ""))
+	sameRows(t, again, series)
+}
+
+func TestTgpushOnceBackfillsVictoriaMetricsWithExactlyTheTapeAndTheFleetLabel(t *testing.T) {
+	vm := newReceiver(t, "victoria-metrics")
+	vm.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	pushLog(t, log, 1500)
+	st := pipeline(t, dir, log)
+	mustRun(t, dir, "tgpush", "--once", "-q", "--label", "host=web1", "--url", vm.writeURL(), st)
+	series, quality := splitQuality(vm.samples("", ""))
+	var want []string
+	for _, r := range tapeRows(t, st) {
+		f := strings.Split(r, "\t")
+		// host sorts before status: the labels column stays sorted by name.
+		f[2] = strings.TrimSuffix("host=web1,"+f[2], ",")
+		want = append(want, strings.Join(f, "\t"))
+	}
+	sort.Strings(want)
+	sameRows(t, series, want)
+	checkQuality(t, quality, log, st)
+}
+
+// synthFile writes n lines of synth's default October log time.
+func synthFile(path string, n int) error {
+	return synth.WriteFile(path, synth.Config{Seed: 1, N: n})
+}
+
+// withLabel puts host=HOST first among a tsv row's labels (host sorts
+// before status).
+func withLabel(rows []string, host string) []string {
+	var out []string
+	for _, r := range rows {
+		f := strings.Split(r, "\t")
+		f[2] = strings.TrimSuffix("host="+host+","+f[2], ",")
+		out = append(out, strings.Join(f, "\t"))
+	}
+	return out
+}
+
+func TestAFleetLandsApartInOneReceiverByItsHostLabelAndWithoutOneIsRefusedNamingTheLabel(t *testing.T) {
+	prom := newReceiver(t, "prometheus")
+	prom.start()
+	var stores []string
+	for _, name := range []string{"web1", "web2"} {
+		dir := filepath.Join(t.TempDir(), name)
+		os.Mkdir(dir, 0o755)
+		log := filepath.Join(dir, "access.log")
+		// The same buckets on both hosts, with other counts: web2's 200s
+		// are 404s.
+		pushLog(t, log, 600)
+		if name == "web2" {
+			data, _ := os.ReadFile(log)
+			writeFile(t, log, bytes.ReplaceAll(data, []byte(`" 200 `), []byte(`" 404 `)))
+		}
+		st := pipeline(t, dir, log)
+		mustRun(t, dir, "tgpush", "--once", "-q", "--label", "host="+name, "--url", prom.writeURL(), st)
+		stores = append(stores, st)
+	}
+	series, _ := splitQuality(prom.samples("", ""))
+	want := append(withLabel(tapeRows(t, stores[0]), "web1"), withLabel(tapeRows(t, stores[1]), "web2")...)
+	sort.Strings(want)
+	sameRows(t, series, want)
+
+	// Without labels the two hosts' series are one: the second is refused.
+	mustRun(t, "", "tgpush", "--once", "-q", "--cursor", filepath.Join(t.TempDir(), "c1"), "--url", prom.writeURL(), stores[0])
+	stderr, code := run(t, "", "tgpush", "--once", "--cursor", filepath.Join(t.TempDir(), "c2"), "--url", prom.writeURL(), stores[1])
+	if code != 1 || !strings.Contains(stderr, "another store pushes the same series (give each its own --label, such as host=") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
