@@ -9,16 +9,17 @@ import (
 	"testing"
 )
 
-// tool returns the path of a program the test runs, skipping the test when
-// it is absent (failing under CI=true).
+// tool returns the path of a program the test runs, skipping the test
+// (naming the Debian package pkg) when it is not installed, except under
+// CI=true, where a skip would hide a test that must run.
 func tool(t *testing.T, name, pkg string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (Debian package %s), and CI=true needs it", name, pkg)
+			t.Fatalf("%s is not installed (apt-get install %s); CI must run this test", name, pkg)
 		}
-		t.Skipf("%s is not installed: apt-get install %s", name, pkg)
+		t.Skipf("%s is not installed; apt-get install %s to run this test", name, pkg)
 	}
 	return p
 }
