@@ -1,21 +1,24 @@
 #!/bin/sh
 # bench/run.sh: timbertally's speed and memory, measured side by side.
 #
-# Builds the binaries, generates a 500 000-line Apache combined log with
+# Builds the binaries, generates a 2 000 000-line Apache combined log with
 # the project's own deterministic generator (seed 1), runs every figure
-# RUNS times and prints the medians with the ratios the project's goals
-# are stated in (bench/README.md says what each row is and the goals).
+# RUNS times and prints the medians, wall and CPU seconds, with the ratios
+# the project's goals are stated in (bench/README.md says what each row is
+# and the goals).
 #
-#   bench/run.sh              # everything, ~2 minutes on 2 cores
+#   bench/run.sh              # everything, ~5 minutes on 2 cores
 #   RUNS=3 bench/run.sh       # fewer runs per figure
+#   N=500000 bench/run.sh     # a shorter log (the pipeline goals need 2 000 000)
 #   BIG=0 bench/run.sh        # skip the 5 000 000-line memory figure
 #
-# Needs: go, /usr/bin/time (GNU time), taskset; mawk for the awk row
-# (installed with apt-get when possible, else the row is skipped).
+# Needs: go, python3 (the timer), /usr/bin/time (GNU time), taskset; mawk
+# for the awk row (installed with apt-get when possible, else the row is
+# skipped).
 set -eu
 
 RUNS=${RUNS:-5}
-N=${N:-500000}
+N=${N:-2000000}
 BIG=${BIG:-1}
 BIG_N=${BIG_N:-5000000}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +27,7 @@ BIN=$W/bin
 LOG=$W/access.log
 
 die() { echo "bench: $*" >&2; exit 1; }
+command -v python3 >/dev/null || die "python3 is missing (the timer); install it (apt-get install -y python3) and run again"
 [ -x /usr/bin/time ] || die "GNU time is missing at /usr/bin/time; install it (apt-get install -y time) and run again"
 command -v taskset >/dev/null || die "taskset is missing; install util-linux and run again"
 
@@ -52,22 +56,38 @@ if ! command -v mawk >/dev/null; then
 	fi
 fi
 
-# median of the numbers on stdin, one a line.
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# median [COLUMN]: the median of column COLUMN (default 1) of the lines on stdin.
+median() { awk -v c="${1:-1}" '{ print $c }' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# seconds CMD...: wall seconds of one run of CMD (its output discarded),
-# to the microsecond (GNU time's %e has only 10 ms).
+# The timer: runs its arguments with stdout discarded and prints their
+# wall seconds and CPU seconds (user + system of the command and of every
+# child it waited for: feed's include its consumer's), to the microsecond
+# (GNU time's %e, %U and %S have only 10 ms).
+cat >"$W/timer.py" <<'EOF'
+import resource, subprocess, sys, time
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+t0 = time.perf_counter()
+status = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+t1 = time.perf_counter()
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+print("%.4f %.4f" % (t1 - t0, cpu))
+sys.exit(status)
+EOF
+
+# seconds CMD...: "WALL CPU" seconds of one run of CMD (its output discarded).
 seconds() {
-	t0=$(date +%s%N)
-	"$@" >/dev/null 2>"$W/stderr" || {
+	python3 "$W/timer.py" "$@" 2>"$W/stderr" || {
 		cat "$W/stderr" >&2
 		die "failed: $*"
 	}
-	t1=$(date +%s%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }'
 }
 
-# measure NAME CMD...: median wall seconds of RUNS runs of CMD.
+# medians NAME FILE: sets T_NAME and C_NAME, the median wall and CPU
+# seconds of the runs in FILE.
+medians() { eval "T_$1=$(median 1 <"$2") C_$1=$(median 2 <"$2")"; }
+
+# measure NAME CMD...: median wall (T_NAME) and CPU (C_NAME) seconds of RUNS runs of CMD.
 measure() {
 	name=$1
 	shift
@@ -77,9 +97,7 @@ measure() {
 		seconds "$@" >>"$W/runs"
 		i=$((i + 1))
 	done
-	m=$(median <"$W/runs")
-	eval "T_$name=$m"
-	echo "$m"
+	medians "$name" "$W/runs"
 }
 
 # pipeline B LOG: one feed ... -- tally --run over a freshly provisioned
@@ -170,12 +188,12 @@ same_as_tally() {
 
 entries=$N
 echo "bench: $RUNS runs per figure over $entries lines ($(wc -c <"$LOG") bytes), $(nproc) cores" >&2
-measure cat cat "$LOG" >/dev/null
-measure wc wc -l "$LOG" >/dev/null
+measure cat cat "$LOG"
+measure wc wc -l "$LOG"
 if command -v mawk >/dev/null; then
-	measure mawk env TZ=UTC mawk -f "$W/status.awk" "$LOG" >/dev/null
-	measure plain env TZ=UTC mawk -f "$W/plain.awk" "$LOG" >/dev/null
-	measure shortcut mawk -f "$W/shortcut.awk" "$LOG" >/dev/null
+	measure mawk env TZ=UTC mawk -f "$W/status.awk" "$LOG"
+	measure plain env TZ=UTC mawk -f "$W/plain.awk" "$LOG"
+	measure shortcut mawk -f "$W/shortcut.awk" "$LOG"
 	if same_as_tally; then
 		AWK_NOTE="the same numbers as tally's (compared)"
 	else
@@ -189,29 +207,32 @@ fi
 # run of each per round), so that a machine whose speed drifts during the
 # run (a shared VM) biases none of the ratios between them.
 : >"$W/try.runs" >"$W/p512.runs" >"$W/p4096.runs" >"$W/p65536.runs"
-for b in 512 65536; do : >"$W/a$b.runs" >"$W/s$b.runs"; done
+for b in 512 65536; do : >"$W/a$b.runs" >"$W/s$b.runs" >"$W/w$b.runs"; done
 i=0
 while [ "$i" -lt "$RUNS" ]; do
 	seconds taskset -c 0 "$BIN/tally" --try --doc apache-combined "$LOG" >>"$W/try.runs"
 	for b in 512 4096 65536; do
 		pipeline "$b" "$LOG" >>"$W/p$b.runs"
 	done
-	# feed alone: ackconsumer -poll polls for each batch as tally does;
-	# without it, it sleeps between batches (s: the sleeper's wake-up, once
-	# a batch, is then the consumer's cost in feed's figure).
+	# feed alone: ackconsumer -poll polls for each batch as tally does
+	# without a window; without it, it sleeps between batches (s: the
+	# sleeper's wake-up, once a batch, is then the consumer's cost in feed's
+	# figure); -window asks for feed's window, as tally does (w).
 	for b in 512 65536; do
 		seconds "$BIN/feed" -q --batch-size "$b" "$LOG" -- "$BIN/ackconsumer" -poll >>"$W/a$b.runs"
 		seconds "$BIN/feed" -q --batch-size "$b" "$LOG" -- "$BIN/ackconsumer" >>"$W/s$b.runs"
+		seconds "$BIN/feed" -q --batch-size "$b" "$LOG" -- "$BIN/ackconsumer" -window >>"$W/w$b.runs"
 	done
 	i=$((i + 1))
 done
 for b in 512 65536; do
-	eval "T_a$b=$(median <"$W/a$b.runs") T_s$b=$(median <"$W/s$b.runs")"
+	medians "a$b" "$W/a$b.runs"
+	medians "s$b" "$W/s$b.runs"
+	medians "w$b" "$W/w$b.runs"
 done
-T_try=$(median <"$W/try.runs")
-T_p512=$(median <"$W/p512.runs")
-T_p4096=$(median <"$W/p4096.runs")
-T_p65536=$(median <"$W/p65536.runs")
+for f in try p512 p4096 p65536; do
+	medians "$f" "$W/$f.runs"
+done
 
 # Cardinality: by=path over logs of 10, 1 000 and 100 000 distinct paths,
 # against by=status over the last of them, in interleaved rounds too (the
@@ -231,7 +252,7 @@ while [ "$i" -lt "$RUNS" ]; do
 	i=$((i + 1))
 done
 for f in path10 path1000 path100000 status100000; do
-	eval "T_$f=$(median <"$W/$f.runs")"
+	medians "$f" "$W/$f.runs"
 done
 
 set -- $(peak_rss "$LOG")
@@ -242,39 +263,46 @@ if [ "$BIG" = 1 ]; then
 	R_bigfeed=$1 R_bigtally=$2
 fi
 
-# The table: figure, median seconds, entries/s, and a note with the ratio.
+# The table: figure, median wall and CPU seconds, entries/s (by the wall
+# time), and a note with the ratios.
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t; else print "-" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
-row() { printf '%-44s %8s %12s   %s\n' "$1" "$2" "$(rate "$entries" "$2")" "$3"; }
+# row FIGURE NAME NOTE: a line of the table for the medians T_NAME and C_NAME.
+row() {
+	eval "t=\$T_$2 c=\$C_$2"
+	printf '%-47s %8s %8s %12s   %s\n' "$1" "$t" "$c" "$(rate "$entries" "$t")" "$3"
+}
 
-printf '\n%-44s %8s %12s   %s\n' "figure ($entries lines, median of $RUNS)" "seconds" "entries/s" "notes"
-row "cat FILE >/dev/null" "$T_cat" "floor: reading the bytes"
-row "wc -l FILE" "$T_wc" "floor: a bare line count"
+printf '\n%-47s %8s %8s %12s   %s\n' "figure ($entries lines, median of $RUNS)" "seconds" "CPU s" "entries/s" "notes"
+row "cat FILE >/dev/null" cat "floor: reading the bytes"
+row "wc -l FILE" wc "floor: a bare line count"
 if [ -n "$T_mawk" ]; then
-	row "mawk, plain (mktime every line)" "$T_plain" "what a user would write: $AWK_NOTE"
-	row "mawk (requests, bytes by status per 10 s)" "$T_mawk" "the same, one mktime a second"
-	row "mawk, zones ignored (wrong numbers)" "$T_shortcut" "a shortcut, for scale only"
+	row "mawk, plain (mktime every line)" plain "what a user would write: $AWK_NOTE"
+	row "mawk (requests, bytes by status per 10 s)" mawk "the same, one mktime a second"
+	row "mawk, zones ignored (wrong numbers)" shortcut "a shortcut, for scale only"
 fi
-row "tally --try --doc apache-combined (1 core)" "$T_try" "extractor alone; x plain mawk: $(ratio "$T_plain" "$T_try") (goal >= 5), x mawk: $(ratio "$T_mawk" "$T_try")"
+row "tally --try --doc apache-combined (1 core)" try "extractor alone; x plain mawk: $(ratio "$T_plain" "$T_try") (goal >= 5), x mawk: $(ratio "$T_mawk" "$T_try")"
 for b in 512 4096 65536; do
-	eval "t=\$T_p$b"
-	row "feed --batch-size $b -- tally --run" "$t" "pipeline / extractor: $(ratio "$T_try" "$t") (goal >= 0.85)"
+	eval "t=\$T_p$b c=\$C_p$b"
+	row "feed --batch-size $b -- tally --run" "p$b" "pipeline / extractor: speed $(ratio "$T_try" "$t") (goal >= 0.95), CPU $(ratio "$c" "$C_try") (goal <= 1.3)"
 done
 echo "    512 vs 65536: $(ratio "$T_p512" "$T_p65536")x the time (goal <= 1.15)"
 for b in 512 65536; do
-	eval "t=\$T_a$b"
-	row "feed --batch-size $b -- ackconsumer -poll" "$t" "feed alone (goal at 512: >= 5000000 entries/s)"
+	row "feed --batch-size $b -- ackconsumer -poll" "a$b" "feed alone (goal at 512: >= 5000000 entries/s)"
 done
 echo "    512 vs 65536: $(ratio "$T_a512" "$T_a65536")x the time (goal <= 1.15)"
 for b in 512 65536; do
-	eval "t=\$T_s$b"
-	row "feed --batch-size $b -- ackconsumer" "$t" "feed alone, a consumer that sleeps between batches"
+	row "feed --batch-size $b -- ackconsumer" "s$b" "feed alone, a consumer that sleeps between batches"
 done
 echo "    512 vs 65536: $(ratio "$T_s512" "$T_s65536")x the time (its wake-up, once a batch)"
-for p in 10 1000 100000; do
-	row "tally --try by=path, $p paths (1 core)" "$(eval echo "\$T_path$p")" "$(cat "$W/series$p") bucket-series"
+for b in 512 65536; do
+	row "feed --batch-size $b -- ackconsumer -window" "w$b" "feed alone, a consumer that asks for the window"
 done
-row "tally --try by=status, 100000 paths (1 core)" "$T_status100000" "by=path / by=status: $(ratio "$T_path100000" "$T_status100000") (goal <= 3)"
+echo "    512 vs 65536: $(ratio "$T_w512" "$T_w65536")x the time"
+for p in 10 1000 100000; do
+	row "tally --try by=path, $p paths (1 core)" "path$p" "$(cat "$W/series$p") bucket-series"
+done
+row "tally --try by=status, 100000 paths (1 core)" status100000 "by=path / by=status: $(ratio "$T_path100000" "$T_status100000") (goal <= 3)"
 printf '\npeak RSS (KiB)            feed      tally\n'
 printf '  %9s lines  %9s  %9s\n' "$N" "$R_feed" "$R_tally"
 if [ "$BIG" = 1 ]; then

@@ -17,6 +17,14 @@ const pipeSize = 1 << 20
 // fSetPipeSz is Linux's F_SETPIPE_SZ, which the syscall package does not name.
 const fSetPipeSz = 1031
 
+// window is what feed offers a consumer to keep in flight per store (its
+// hello's window=): three quarters of pipeSize, so that the batches in
+// flight, their headers and their partly filled pages fit the pipe and
+// feed's writes do not wait for room. It is a constant, so that the hello
+// is the same line on every machine; where the pipe stays smaller (a lower
+// /proc/sys/fs/pipe-max-size) writes wait for room, which costs only speed.
+const window = pipeSize / 4 * 3
+
 // exitGrace is how long a consumer may take to exit once its stdin is closed
 // before it is killed.
 const exitGrace = 10 * time.Second

@@ -11,11 +11,15 @@
 //
 // Invariants:
 //   - The park: nothing more is sent for a store while the consumer's taken
-//     is short of the end of its last batch. Parked, feed sleeps in ppoll on
-//     the report pipe, a self-pipe (a signal, the consumer's exit) and the
-//     next clock deadline. Only right after a batch may it poll for the
-//     report without sleeping, for at most spin.Max (200 µs), backing off
-//     when that does not pay, and never with one CPU (package spin).
+//     is short of the end of its last batch, unless the consumer asked for
+//     a window (window= on its last report, at most the one feed offered in
+//     its hello): then batches go while what is sent beyond taken fits it,
+//     and any batch goes once everything is taken. Parked, feed sleeps in
+//     ppoll on the report pipe, a self-pipe (a signal, the consumer's exit)
+//     and the next clock deadline. Only right after a batch of a store
+//     without a window may it poll for the report without sleeping, for at
+//     most spin.Max (200 µs), backing off when that does not pay, and never
+//     with one CPU (package spin).
 //   - What was delivered is recorded before the bytes are written, so a report
 //     that races the write is checked against the right bound.
 //   - The main loop reads the reports whenever it looks, also while a write
@@ -42,5 +46,5 @@
 //   - end is sent only when a one-shot run reached a store's end; a signal,
 //     --max or an error closes the consumer's stdin without it.
 //   - idle is sent only at a store's live edge: following, everything
-//     delivered and taken, and nothing new at the last poll.
+//     delivered and taken (window or not), and nothing new at the last poll.
 package feed

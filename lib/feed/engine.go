@@ -60,6 +60,14 @@ type stream struct {
 	from    string      // where the resume position came from (protocol.FromCursor, ...)
 }
 
+// size is what the prepared chunk adds to what the consumer holds untaken.
+func (s *stream) size() int64 {
+	if s.next.Skip != "" {
+		return 0
+	}
+	return s.next.End - s.next.Offset
+}
+
 // feeder runs one feed: the main loop over the streams, the ledger of what
 // was delivered and reported, and the consumer. What persists is the
 // checkpoint's (checkpoint.go), what falls due by time the clock's
@@ -299,7 +307,7 @@ func (f *feeder) wait(d time.Duration, writing bool) {
 // loop sends until every store ended (one-shot), or an interrupt or error.
 func (f *feeder) loop() error {
 	var b []byte
-	b = protocol.AppendHello(b)
+	b = protocol.AppendHello(b, window)
 	for _, s := range f.streams {
 		g := s.r.GenAt(s.r.Pos())
 		b = protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
@@ -342,11 +350,13 @@ func (f *feeder) loop() error {
 
 // poll reads reports without sleeping, for as long as the spinner allows,
 // when a store has a batch ready and waits only for the report on the last
-// one; true means one is taken and can be sent.
+// one; true means one is taken and can be sent. A store with a window is
+// not polled for: with batches in flight the report comes before the
+// consumer runs dry, and feed sleeps until it does.
 func (f *feeder) poll(now time.Time) bool {
 	var last time.Time
 	for _, s := range f.streams {
-		if s.ready && f.led.parked(s.i) && s.sentAt.After(last) {
+		if s.ready && !f.led.windowed(s.i) && f.led.full(s.i, s.size()) && s.sentAt.After(last) {
 			last = s.sentAt
 		}
 	}
@@ -379,7 +389,7 @@ func (f *feeder) poll(now time.Time) bool {
 func (f *feeder) look() spin.Look {
 	f.led.pump(f.con.rep)
 	for _, s := range f.streams {
-		if s.ready && !f.led.parked(s.i) {
+		if s.ready && !f.led.full(s.i, s.size()) {
 			return spin.Found
 		}
 	}
@@ -491,7 +501,7 @@ func (f *feeder) sendTurn() (bool, error) {
 	n := len(f.streams)
 	for k := 0; k < n && !f.stop.interrupted(); k++ { // interrupted: nothing new
 		s := f.streams[(f.turn+k)%n]
-		if !s.ready || f.led.parked(s.i) {
+		if !s.ready || f.led.full(s.i, s.size()) {
 			continue
 		}
 		if err := f.send(s); err != nil {

@@ -60,7 +60,7 @@ func runFeedIn(t *testing.T, dir, content, hold string, edit func(*Options)) (st
 func TestFromEndStartsAfterTheLastCompleteLine(t *testing.T) {
 	dir, stderr, status := runFeed(t, "a\nb\npart", "0", func(o *Options) { o.FromEnd = true })
 	in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
-	if status != 0 || string(in) != "feed v=1\nstore id=s offset=4 gen=0 sig=bad43928 siglen=8 from=end\nend id=s\n" {
+	if status != 0 || string(in) != "feed v=1 window=786432\nstore id=s offset=4 gen=0 sig=bad43928 siglen=8 from=end\nend id=s\n" {
 		t.Fatalf("status %d, %s; the consumer read %q, want the store at 4 and no batch", status, stderr, in)
 	}
 }
@@ -473,5 +473,72 @@ func TestAFileSkippedBetweenTwoRotationsIsNamedInAWarning(t *testing.T) {
 	}
 	if want := "feed: store s: " + p + ".1 was written after the file feed was reading and renamed away before feed reached it"; !strings.Contains(stderr.String(), want) {
 		t.Fatalf("stderr %q; want the skipped file named, even with -q", stderr.String())
+	}
+}
+
+// windowAck asks for a window of WINDOW bytes before any batch (a report at
+// the resume position, 0), then reads BATCHES batches without a report
+// between them, and acks the last one's end: only a feed that sends ahead
+// of taken gets it that far. Every line it read goes to in.txt.
+const windowAck = `exec 4>>in.txt
+IFS= read -r hello; echo "$hello" >&4
+IFS= read -r store; echo "$store" >&4
+printf 'progress id=s offset=0 window=%s\n' "$WINDOW"
+b=0
+while [ $b -lt $BATCHES ] && IFS= read -r line; do
+	echo "$line" >&4
+	set -- $line
+	n=${5#entries=}; end=${4#end=}
+	i=0; while [ $i -lt $n ]; do IFS= read -r entry; i=$((i+1)); done
+	b=$((b+1))
+done
+printf 'progress id=s offset=%s\n' "$end"
+while IFS= read -r line; do echo "$line" >&4; done
+`
+
+// runWindowed runs feed over "a\n"... (4 entries of 2 bytes, batches of
+// one entry) into windowAck asking for window bytes and acking after
+// batches; it returns what the consumer read, or fails after 10 s (a feed
+// that parks waits for a report that never comes).
+func runWindowed(t *testing.T, window, batches int) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.log"), []byte("a\nb\nc\nd\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ack.sh"), []byte(windowAck), 0o644)
+	t.Chdir(dir)
+	t.Setenv("WINDOW", strconv.Itoa(window))
+	t.Setenv("BATCHES", strconv.Itoa(batches))
+	var stderr bytes.Buffer
+	opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"},
+		Cursor: "cur", BatchSize: 1, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &stderr}
+	done := make(chan int, 1)
+	go func() {
+		status, err := Run(opt, make(chan os.Signal))
+		if err != nil {
+			stderr.WriteString(err.Error())
+		}
+		done <- status
+	}()
+	select {
+	case status := <-done:
+		in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
+		if status != 0 {
+			t.Fatalf("status %d: %s", status, stderr.String())
+		}
+		return string(in)
+	case <-time.After(10 * time.Second):
+		in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
+		t.Fatalf("feed and a consumer that asked for a window of %d bytes stalled; it read %q", window, in)
+	}
+	return ""
+}
+
+func TestAConsumerThatAsksForAWindowGetsBatchesBeforeItReports(t *testing.T) {
+	in := runWindowed(t, 8, 4) // four batches of 2 bytes in a window of 8
+	want := "feed v=1 window=786432\nstore id=s offset=0 gen=0 sig=17df0c74 siglen=8 from=start\n" +
+		"batch id=s offset=0 end=2 entries=1\nbatch id=s offset=2 end=4 entries=1\n" +
+		"batch id=s offset=4 end=6 entries=1\nbatch id=s offset=6 end=8 entries=1\nend id=s\n"
+	if in != want {
+		t.Fatalf("the consumer read\n%s\nwant\n%s", in, want)
 	}
 }

@@ -25,6 +25,7 @@ type ledger struct {
 	offset    []int64     // last valid report's durable offset
 	taken     []int64     // last valid report's flow-control position
 	reportAt  []time.Time // when the last valid report arrived
+	window    []int64     // the window the last valid report asked for, at most the offer (consumer.go)
 	err       error       // the first report that broke the protocol; the rest is discarded
 	eof       bool        // the consumer's stdout is closed
 	buf       []byte      // the start of a report line not yet whole
@@ -34,7 +35,7 @@ func newLedger(ids []string, start []int64) *ledger {
 	n := len(ids)
 	l := &ledger{ids: make(map[string]int, n), buf: make([]byte, 0, maxReportLine),
 		delivered: make([]int64, n), owed: make([]int64, n), offset: make([]int64, n),
-		taken: make([]int64, n), reportAt: make([]time.Time, n)}
+		taken: make([]int64, n), reportAt: make([]time.Time, n), window: make([]int64, n)}
 	for i, id := range ids {
 		l.ids[id] = i
 		l.delivered[i], l.owed[i], l.offset[i], l.taken[i] = start[i], start[i], start[i], start[i]
@@ -53,6 +54,17 @@ func (l *ledger) deliver(i int, end int64, batch bool) {
 
 // parked reports whether store i waits for the consumer to take its last batch.
 func (l *ledger) parked(i int) bool { return l.taken[i] < l.owed[i] }
+
+// full reports whether a batch of n more bytes of store i must wait: a
+// batch is not taken yet, and the consumer's window (none: the park) has
+// no room for n more bytes beyond taken. Everything taken, any batch goes.
+func (l *ledger) full(i int, n int64) bool {
+	return l.parked(i) && (l.window[i] == 0 || l.owed[i]-l.taken[i]+n > l.window[i])
+}
+
+// windowed reports whether the consumer asked for a window for store i in
+// its last report.
+func (l *ledger) windowed(i int) bool { return l.window[i] > 0 }
 
 // heard reports whether the consumer has sent a valid report yet.
 func (l *ledger) heard() bool {
@@ -140,6 +152,7 @@ func (l *ledger) accept(line []byte) error {
 		return fmt.Errorf("feed: the consumer reported taken=%d for store %s beyond the %d delivered, in %q", rep.Taken, rep.ID, l.delivered[i], line)
 	}
 	l.offset[i], l.taken[i], l.reportAt[i] = rep.Offset, rep.Taken, time.Now()
+	l.window[i] = min(rep.Window, window)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -120,5 +121,58 @@ func TestReportsSplitAcrossReadsAreAcceptedWhole(t *testing.T) {
 	}
 	if err, eof := l.status(); err != nil || eof || l.offsets(nil)[0] != 200 || l.parked(0) {
 		t.Fatalf("err %v eof %v offset %d parked %v; want offset 200, taken 300", err, eof, l.offsets(nil)[0], l.parked(0))
+	}
+}
+
+func TestAWindowLetsBatchesGoAheadOfTakenWhileTheyFitIt(t *testing.T) {
+	l := ledgerAt() // a batch from 100 to 300 in flight
+	if err := l.accept([]byte("progress id=web1 offset=100 taken=100 window=500")); err != nil {
+		t.Fatal(err)
+	}
+	if l.full(0, 300) {
+		t.Fatal("200 bytes in flight and a batch of 300 fit a window of 500, but the store is full")
+	}
+	if !l.full(0, 301) {
+		t.Fatal("a batch of 301 on 200 in flight went past a window of 500")
+	}
+	l.deliver(0, 600, true)
+	if !l.full(0, 1) {
+		t.Fatal("a window of 500 filled by the 500 bytes in flight let one more byte go")
+	}
+	if !l.parked(0) {
+		t.Fatal("untaken batches in a window are not parked: an idle could claim everything taken")
+	}
+}
+
+func TestWithEverythingTakenABatchLargerThanTheWindowStillGoes(t *testing.T) {
+	l := ledgerAt()
+	if err := l.accept([]byte("progress id=web1 offset=100 taken=300 window=50")); err != nil {
+		t.Fatal(err)
+	}
+	if l.full(0, 10000) {
+		t.Fatal("nothing in flight, yet a batch over the window must wait: the store would stall")
+	}
+}
+
+func TestAReportWithoutWindowIsThePark(t *testing.T) {
+	l := ledgerAt()
+	if err := l.accept([]byte("progress id=web1 offset=100 taken=200 window=500")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.accept([]byte("progress id=web1 offset=100 taken=200")); err != nil {
+		t.Fatal(err)
+	}
+	if !l.full(0, 1) || l.windowed(0) {
+		t.Fatal("a report without window= left a window open: a consumer's last word asks for none")
+	}
+}
+
+func TestAWindowIsNoLargerThanFeedOffered(t *testing.T) {
+	l := ledgerAt()
+	if err := l.accept([]byte(fmt.Sprintf("progress id=web1 offset=100 taken=100 window=%d", 10*window))); err != nil {
+		t.Fatal(err)
+	}
+	if l.full(0, window-200) || !l.full(0, window-199) {
+		t.Fatalf("a window asked for over the offer is not the offer of %d bytes", window)
 	}
 }

@@ -12,6 +12,8 @@ func FuzzParseReport(f *testing.F) {
 	for _, s := range []string{
 		"progress id=web1 offset=5",
 		"progress id=web1 offset=5 taken=9",
+		"progress id=web1 offset=5 taken=9 window=786432",
+		"progress id=web1 offset=5 window=-1",
 		"progress id=a offset=9223372036854775807",
 		"progress id=a offset=01",
 		"progress id=a offset=5 offset=5",
@@ -45,6 +47,8 @@ func FuzzParseReport(f *testing.F) {
 func FuzzParseHeader(f *testing.F) {
 	for _, s := range []string{
 		"feed v=1",
+		"feed v=1 window=786432",
+		"feed v=1 window=x",
 		"store id=web1 offset=186350",
 		"batch id=web1 offset=0 end=10 entries=2",
 		"skip id=web1 offset=10 end=2000 reason=too-long",
@@ -69,7 +73,7 @@ func FuzzParseHeader(f *testing.F) {
 			if h.V != Version {
 				return // another version: a consumer refuses it, feed never writes it
 			}
-			back = AppendHello(nil)
+			back = AppendHello(nil, h.Window)
 		case KindStore:
 			back = AppendStoreFrom(nil, h.ID, h.Offset, h.Gen, h.From)
 		case KindBatch:

@@ -35,7 +35,7 @@ type Kind int
 // does not know; a consumer ignores it.
 const (
 	KindUnknown Kind = iota
-	KindHello        // feed v=1
+	KindHello        // feed v=1 [window=]
 	KindStore        // store id= offset= [gen= sig= siglen=] [from=]
 	KindBatch        // batch id= offset= end= entries=
 	KindSkip         // skip id= offset= end= reason=
@@ -53,6 +53,7 @@ type Header struct {
 	Entries int    // KindBatch: how many entry lines follow
 	Reason  string // KindSkip: a word saying why the bytes are no entry
 	QuietMS int64  // KindIdle: milliseconds since the store last delivered an entry
+	Window  int64  // KindHello: the most bytes of a store's batches feed keeps in flight when asked; 0: one batch
 	Gen     Gen    // KindStore: the generation holding the resume position, when given
 	From    string // KindStore: where the resume position came from (FromCursor, ...), "" when not said
 }
@@ -85,6 +86,7 @@ type Report struct {
 	ID     string
 	Offset int64 // durable: everything before it is reflected in durable state
 	Taken  int64 // flow control: everything before it has been absorbed
+	Window int64 // flow control: the bytes of batches beyond Taken the consumer asks feed to send ahead; 0: one batch (the park)
 }
 
 // MaxBatchEntries bounds the entries= of a batch header, so that a corrupt
@@ -132,6 +134,9 @@ func ParseHeader(line []byte) (Header, error) {
 	case "feed":
 		h.Kind = KindHello
 		h.V, err = kv.str("v")
+		if err == nil {
+			err = kv.optNum("window", &h.Window)
+		}
 	case "store":
 		h.Kind = KindStore
 		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.gen(&h.Gen), kv.opt("from", &h.From))
@@ -191,9 +196,7 @@ func ParseReport(line []byte) (Report, error) {
 	}
 	if err == nil {
 		r.Taken = r.Offset
-		if _, ok := kv.get("taken"); ok {
-			err = kv.num("taken", &r.Taken)
-		}
+		err = kv.all(kv.optNum("taken", &r.Taken), kv.optNum("window", &r.Window))
 	}
 	if err == nil && r.Taken < r.Offset {
 		err = fmt.Errorf("taken=%d is below offset=%d", r.Taken, r.Offset)
@@ -204,8 +207,14 @@ func ParseReport(line []byte) (Report, error) {
 	return r, nil
 }
 
-// AppendHello appends "feed v=1\n".
-func AppendHello(b []byte) []byte { return append(b, "feed v="+Version+"\n"...) }
+// AppendHello appends "feed v=1\n", with window= when window > 0.
+func AppendHello(b []byte, window int64) []byte {
+	b = append(b, "feed v="+Version...)
+	if window > 0 {
+		b = appendNum(b, " window=", window)
+	}
+	return append(b, '\n')
+}
 
 // AppendStore appends a store line.
 func AppendStore(b []byte, id string, offset int64) []byte {
@@ -271,13 +280,16 @@ func AppendEnd(b []byte, id string) []byte {
 
 // AppendReport appends a progress line; taken= is written only when it
 // differs from offset, so that the simplest consumer's line is the canonical
-// one.
+// one, and window= only when it asks for one.
 func AppendReport(b []byte, r Report) []byte {
 	b = append(b, "progress id="...)
 	b = append(b, r.ID...)
 	b = AppendNum(b, " offset=", r.Offset)
 	if r.Taken != r.Offset {
 		b = AppendNum(b, " taken=", r.Taken)
+	}
+	if r.Window > 0 {
+		b = appendNum(b, " window=", r.Window)
 	}
 	return append(b, '\n')
 }
@@ -314,6 +326,15 @@ func (kv *fields) word(k string, dst *string) error {
 	}
 	*dst = v
 	return err
+}
+
+// optNum parses key k as num does when the line has it, and leaves dst alone
+// when it does not.
+func (kv *fields) optNum(k string, dst *int64) error {
+	if _, ok := kv.get(k); !ok {
+		return nil
+	}
+	return kv.num(k, dst)
 }
 
 // opt reads the word at k when the line has it.

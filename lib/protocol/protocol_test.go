@@ -11,7 +11,8 @@ func TestEveryHeaderKindParsesBackFromItsFormat(t *testing.T) {
 		line []byte
 		want Header
 	}{
-		{AppendHello(nil), Header{Kind: KindHello, V: "1"}},
+		{AppendHello(nil, 0), Header{Kind: KindHello, V: "1"}},
+		{AppendHello(nil, 786432), Header{Kind: KindHello, V: "1", Window: 786432}},
 		{AppendStore(nil, "web1", 186350), Header{Kind: KindStore, ID: "web1", Offset: 186350}},
 		{AppendStoreFrom(nil, "web1", 186350, Gen{Known: true, Base: 100, Sig: 0x30d022ed, SigLen: 256}, FromCursor),
 			Header{Kind: KindStore, ID: "web1", Offset: 186350, Gen: Gen{Known: true, Base: 100, Sig: 0x30d022ed, SigLen: 256}, From: "cursor"}},
@@ -59,6 +60,8 @@ func TestReportsParseBackAndTakenDefaultsToOffset(t *testing.T) {
 		{"progress id=web1 offset=5 taken=9", Report{ID: "web1", Offset: 5, Taken: 9}},
 		{"progress taken=9 offset=5 id=web1", Report{ID: "web1", Offset: 5, Taken: 9}},
 		{"progress id=web1 offset=0 future=yes", Report{ID: "web1"}},
+		{"progress id=web1 offset=5 taken=9 window=4096", Report{ID: "web1", Offset: 5, Taken: 9, Window: 4096}},
+		{"progress id=web1 offset=5 window=4096", Report{ID: "web1", Offset: 5, Taken: 5, Window: 4096}},
 	} {
 		got, err := ParseReport([]byte(tc.line))
 		if err != nil || got != tc.want {
@@ -67,6 +70,29 @@ func TestReportsParseBackAndTakenDefaultsToOffset(t *testing.T) {
 		back := AppendReport(nil, got)
 		if again, err := ParseReport(back[:len(back)-1]); err != nil || again != got {
 			t.Errorf("AppendReport(%+v) = %q does not parse back", got, back)
+		}
+	}
+}
+
+func TestTheHelloOffersAWindowOnlyWhenThereIsOne(t *testing.T) {
+	if got := string(AppendHello(nil, 0)); got != "feed v=1\n" {
+		t.Fatalf("AppendHello without a window = %q, want the plain hello", got)
+	}
+	if got := string(AppendHello(nil, 786432)); got != "feed v=1 window=786432\n" {
+		t.Fatalf("AppendHello = %q, want window= after v=", got)
+	}
+}
+
+func TestAMalformedWindowIsRefusedWithTheLine(t *testing.T) {
+	for _, line := range []string{"progress id=web1 offset=5 window=-1", "progress id=web1 offset=5 window=", "feed v=1 window=1e6"} {
+		_, rerr := ParseReport([]byte(line))
+		_, herr := ParseHeader([]byte(line))
+		err := rerr
+		if strings.HasPrefix(line, "feed") {
+			err = herr
+		}
+		if err == nil || !strings.Contains(err.Error(), line) || !strings.Contains(err.Error(), "window=") {
+			t.Errorf("%q: err = %v, want a refusal naming the line and window=", line, err)
 		}
 	}
 }

@@ -63,3 +63,49 @@ func FuzzNext(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCutIsTheLineByLineCut: cut, which takes whole blocks of lines with a
+// count each, hands out exactly the chunk the search line by line does, over
+// any buffer, longest line, entry count and byte bound.
+func FuzzCutIsTheLineByLineCut(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc\npartial"), uint16(2), uint16(3), uint16(64))
+	f.Add(bytes.Repeat([]byte("0123456789\n"), 2000), uint16(10), uint16(1500), uint16(9000))
+	f.Add(bytes.Repeat([]byte("x\n"), 5000), uint16(4096), uint16(3000), uint16(65535))
+	f.Fuzz(func(t *testing.T, buf []byte, maxLine, maxEntries, maxBytes uint16) {
+		if maxLine == 0 || maxEntries == 0 || maxBytes == 0 {
+			return
+		}
+		r := &Reader{buf: buf, end: len(buf), maxLine: int(maxLine)}
+		ref := &Reader{buf: buf, end: len(buf), maxLine: int(maxLine)}
+		for {
+			got, ok := r.cut(int(maxEntries), int(maxBytes))
+			want, wantOK := ref.cutLineByLine(int(maxEntries), int(maxBytes))
+			if ok != wantOK || got.Offset != want.Offset || got.End != want.End || got.Entries != want.Entries || got.Skip != want.Skip || !bytes.Equal(got.Data, want.Data) {
+				t.Fatalf("cut = %+v, %v; line by line %+v, %v", got, ok, want, wantOK)
+			}
+			if !ok {
+				return
+			}
+		}
+	})
+}
+
+// cutLineByLine is cut as it was before blocks: one search per line.
+func (r *Reader) cutLineByLine(maxEntries, maxBytes int) (Chunk, bool) {
+	i, n := r.start, 0
+	for n < maxEntries {
+		j := bytes.IndexByte(r.buf[i:r.end], '\n')
+		if j < 0 || j > r.maxLine || (n > 0 && i+j+1-r.start > maxBytes) {
+			if j > r.maxLine && n == 0 {
+				return r.take(r.start+j+1, 0), true
+			}
+			break
+		}
+		i += j + 1
+		n++
+	}
+	if n == 0 {
+		return Chunk{}, false
+	}
+	return r.take(i, n), true
+}

@@ -10,7 +10,9 @@
 // Invariants of --run:
 //   - taken is reported as soon as a batch's last byte is read, before its
 //     last piece is bucketed, so feed and tally overlap; it never waits for
-//     a disk.
+//     a disk. With a window (feed offered one; tally asks for all of it on
+//     every report) taken may be held back until half the window is taken,
+//     but never across a read that may block: feed may be waiting for it.
 //   - A batch that is not exactly its entries= whole lines stops tally with
 //     nothing of it on the tape: the tape is appended after each batch.
 //   - offset is reported only once the tape records it relies on are

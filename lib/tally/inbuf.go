@@ -51,6 +51,9 @@ type input struct {
 	base int64
 	err  error
 	spin *spin.Spinner // nil: the source cannot say what it holds, so tally only blocks
+	// waits, when set, is called before a read that may block: what it
+	// owes feed (unreported taken) must go out before tally sleeps.
+	waits func()
 }
 
 // source is feed's input: a reader that can also say how many bytes a read
@@ -138,6 +141,9 @@ func (in *input) discard(n int) { in.r += n }
 // fill reads once, at most want bytes (readSize when 0 or more): bytes the
 // source said it holds (ready), or else what comes, waiting for it.
 func (in *input) fill(want int, ready bool) {
+	if !ready && in.waits != nil {
+		in.waits()
+	}
 	if !ready && in.spin != nil {
 		if n := in.await(); n > 0 {
 			want, ready = n, true
@@ -178,9 +184,13 @@ func (in *input) await() int {
 }
 
 // pull reads what the source holds ready, without blocking, while less
-// than aheadSize is buffered.
-func (in *input) pull() {
-	if in.err != nil || in.w-in.r >= aheadSize {
+// than aheadSize is buffered or the buffer does not reach input position
+// until yet (the end of the batch being bucketed), so that a batch larger
+// than aheadSize that fits the buffer is wholly in memory, and reported
+// taken, as soon as it has arrived: feed then sends the next while this one
+// is bucketed, even when the batch fills the window alone.
+func (in *input) pull(until int64) {
+	if in.err != nil || (in.w-in.r >= aheadSize && in.base+int64(in.w) >= until) || in.w-in.r >= len(in.buf)-readSize {
 		return
 	}
 	if n := in.src.waiting(); n > 0 {
@@ -233,6 +243,9 @@ func (in *input) readFull(p []byte) error {
 	}
 	if in.err != nil {
 		return in.err
+	}
+	if in.waits != nil {
+		in.waits()
 	}
 	k, err := io.ReadFull(in.src, p[n:])
 	in.base += int64(k)

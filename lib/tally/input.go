@@ -86,7 +86,7 @@ func (c *consumer) batch(st int, m *message) error {
 // in its turn and says what is wrong with it. c.seen is where the look
 // stopped last, so no line is looked at twice.
 func (c *consumer) ahead(st int, taken, end int64) error {
-	c.in.pull()
+	c.in.pull(end)
 	b, at := c.in.buffered()
 	held := at + int64(len(b))
 	if held < end || c.seen >= held {

@@ -312,3 +312,22 @@ func TestTallyPollsForInputThatArrivesSoonInsteadOfBlocking(t *testing.T) {
 		t.Fatalf("blocked %v, %d bytes read; want the bytes read once they came, without blocking", src.blocked, in.w)
 	}
 }
+
+// A batch larger than aheadSize that fits the input buffer is read whole
+// as soon as it is there, so that it is reported taken (and feed sends the
+// next) before it is bucketed; past the batch, only aheadSize is read ahead.
+func TestABatchLargerThanTheReadAheadIsReadWholeOnceItHasArrived(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 3*aheadSize)
+	for _, c := range []struct {
+		until int64
+		want  int
+	}{{until: int64(2*aheadSize + 10), want: 3 * readSize}, {until: 0, want: aheadSize}} {
+		in := newInput(&lateSource{data: bytes.Clone(data)})
+		for range 8 { // a batch's pieces each pull once
+			in.pull(c.until)
+		}
+		if got := in.w - in.r; got != c.want {
+			t.Errorf("reading ahead to input position %d: %d bytes buffered, want %d", c.until, got, c.want)
+		}
+	}
+}

@@ -13,12 +13,19 @@ import (
 // goroutines — taken from the main loop as soon as a batch is in memory,
 // offset from the syncer once the tape it relies on is durable — so it
 // serialises them and keeps both numbers from ever going backwards.
+//
+// With a window (feed offered one and tally asks for it on every report),
+// taken is reported once half a window has been taken since the last
+// report, and whatever is still unreported before tally waits for input
+// (owed): feed, which may be waiting for that report, then sends on.
 type reporter struct {
 	mu     sync.Mutex
 	w      *bufio.Writer
 	ids    []string
 	offset []int64
 	taken  []int64
+	sent   []int64 // taken as last reported
+	window int64   // asked for on every report; 0: none, one batch in flight
 	line   []byte
 	err    error
 }
@@ -32,15 +39,54 @@ func (r *reporter) add(id string, pos int64) {
 	r.ids = append(r.ids, id)
 	r.offset = append(r.offset, pos)
 	r.taken = append(r.taken, pos)
+	r.sent = append(r.sent, pos)
+}
+
+// ask asks for a window of w bytes on every report from now on.
+func (r *reporter) ask(w int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.window = w
 }
 
 // took reports that store st has absorbed everything before taken.
 func (r *reporter) took(st int, taken int64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if taken > r.taken[st] {
-		r.taken[st] = taken
+	if taken <= r.taken[st] {
+		return nil
+	}
+	r.taken[st] = taken
+	if taken-r.sent[st] < r.window/2 {
+		return nil // owed sends it before tally waits
+	}
+	r.send(st)
+	return r.flush()
+}
+
+// greet asks for the window for every store before any batch, with a
+// report of where each resumes, so that feed sends ahead from the first.
+func (r *reporter) greet() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.window == 0 {
+		return nil
+	}
+	for st := range r.ids {
 		r.send(st)
+	}
+	return r.flush()
+}
+
+// owed reports the taken positions not reported yet: tally is about to
+// wait for input, and feed may be waiting for them to send it.
+func (r *reporter) owed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for st := range r.taken {
+		if r.taken[st] > r.sent[st] {
+			r.send(st)
+		}
 	}
 	return r.flush()
 }
@@ -60,7 +106,8 @@ func (r *reporter) durable(safe []int64) error {
 }
 
 func (r *reporter) send(st int) {
-	r.line = protocol.AppendReport(r.line[:0], protocol.Report{ID: r.ids[st], Offset: r.offset[st], Taken: r.taken[st]})
+	r.sent[st] = r.taken[st]
+	r.line = protocol.AppendReport(r.line[:0], protocol.Report{ID: r.ids[st], Offset: r.offset[st], Taken: r.taken[st], Window: r.window})
 	r.w.Write(r.line)
 }
 
@@ -174,4 +221,16 @@ func (s *syncer) stop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
+}
+
+// window takes the window feed offers (its hello's window=): tally asks
+// for all of it on every report, reports taken in halves of it and what it
+// owes before it waits for input, and no longer polls for feed's next
+// batch. With several batches in flight the next one is normally in the
+// pipe already: an empty pipe means feed is behind, and polling for it
+// would burn the CPU that the window saves (docs/decisions.md).
+func (c *consumer) window(w int64) {
+	c.rep.ask(w)
+	c.in.waits = func() { c.rep.owed() }
+	c.in.spin = nil
 }

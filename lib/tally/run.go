@@ -66,6 +66,9 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err := b.save(dir, tw.File(), false); err != nil {
 		return err
 	}
+	if err := c.rep.greet(); err != nil {
+		return err
+	}
 	if c.roller, err = newRoller(d, known); err != nil {
 		return err
 	}
@@ -105,6 +108,9 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 	}
 	if h.V != protocol.Version {
 		return nil, nil, nil, fmt.Errorf("input starts with %q: feed speaks protocol v=%q, this tally v=%s: use a feed and tally of the same release", line, h.V, protocol.Version)
+	}
+	if h.Window > 0 {
+		c.window(h.Window)
 	}
 	var stores []tape.Pos
 	var decl []declared

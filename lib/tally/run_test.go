@@ -1,6 +1,7 @@
 package tally
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -297,5 +298,104 @@ func TestTheFirstFsyncWaitsTheIntervalToo(t *testing.T) {
 	s.submit(100, nil)
 	if at := <-tp.at; at.Sub(start) < syncInterval {
 		t.Fatalf("the first fsync came %v after start, want at least %v", at.Sub(start), syncInterval)
+	}
+}
+
+func TestTallyAsksForTheWindowFeedOffersAndReportsTakenInHalvesOfIt(t *testing.T) {
+	dir := newStore(t)
+	in := "feed v=1 window=64\nstore id=web offset=0\n"
+	pos := int64(0)
+	for i := range 6 {
+		b, end := batch(pos, 101+i, 101+i) // 16 bytes each
+		in += b
+		pos = end
+	}
+	out, err := runInput(t, dir, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A report at the resume position asks for the window before any
+	// batch; then taken goes out each time half the window (32 bytes) is
+	// taken since the last report; the input's end reports the rest.
+	want := "progress id=web offset=0 window=64\n" +
+		"progress id=web offset=0 taken=32 window=64\n" +
+		"progress id=web offset=0 taken=64 window=64\n" +
+		"progress id=web offset=0 taken=96 window=64\n"
+	if !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 4 {
+		t.Fatalf("got reports\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestWithoutAWindowOfferTallyAsksForNone(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101)
+	out, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\n"+b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "window=") || !strings.HasPrefix(out, "progress id=web offset=0 taken=") {
+		t.Fatalf("an old feed, offering no window, got\n%s\nwant reports without window= (it would ignore it, but a consumer asks only when offered)", out)
+	}
+}
+
+// TestTallyReportsWhatItOwesBeforeItWaitsForInput: with a window, taken
+// short of half of it is held back, but not across a wait for input: feed
+// may be waiting for that very report before it sends more.
+func TestTallyReportsWhatItOwesBeforeItWaitsForInput(t *testing.T) {
+	dir := newStore(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(dir, inR, outW, func(string, ...any) {}) }()
+	b1, end1 := batch(0, 101)
+	go io.WriteString(inW, "feed v=1 window=1000000\nstore id=web offset=0\n"+b1)
+	lines := bufio.NewScanner(outR)
+	want := []string{"progress id=web offset=0 window=1000000", fmt.Sprintf("progress id=web offset=0 taken=%d window=1000000", end1)}
+	got := make(chan string)
+	go func() {
+		for lines.Scan() {
+			got <- lines.Text()
+		}
+		close(got)
+	}()
+	for _, w := range want {
+		select {
+		case l := <-got:
+			if l != w {
+				t.Fatalf("report %q, want %q", l, w)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no report %q while tally waits for input with %d bytes taken and unreported: feed and tally would wait for each other", w, end1)
+		}
+	}
+	inW.Close()
+	go func() {
+		for range got {
+		}
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+}
+
+func TestReportingTakenAllocatesNothingPerBatchWithOrWithoutAWindow(t *testing.T) {
+	for _, w := range []int64{0, 786432} {
+		r := newReporter(io.Discard)
+		r.add("web", 0)
+		r.ask(w)
+		var taken int64
+		allocs := testing.AllocsPerRun(1000, func() {
+			taken += 100_000 // a batch of 512 ~200-byte entries
+			if err := r.took(0, taken); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.owed(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("window %d: %.1f allocations per batch reported, want 0", w, allocs)
+		}
 	}
 }

@@ -4,9 +4,12 @@
 // feed's own.
 //
 // With -poll it polls its input for feed's next batch before each read, as
-// tally does (package spin), instead of sleeping in the read: a sleeper's
-// wake-up, tens of µs on a VM whose vCPU went idle, is paid once a batch
-// and is the consumer's cost, not feed's (bench/README.md has both).
+// tally does with a feed that offers no window (package spin), instead of
+// sleeping in the read: a sleeper's wake-up, tens of µs on a VM whose vCPU
+// went idle, is paid once a batch and is the consumer's cost, not feed's
+// (bench/README.md has both). With -window it asks for the window feed
+// offers (docs/protocol.md), on a report at each store's resume position
+// and on every report after, so feed sends ahead of its reports.
 package main
 
 import (
@@ -21,13 +24,14 @@ import (
 )
 
 func main() {
-	poll := flag.Bool("poll", false, "poll stdin for the next batch before each read, as tally does")
+	poll := flag.Bool("poll", false, "poll stdin for the next batch before each read, as tally does without a window")
+	window := flag.Bool("window", false, "ask for the window feed offers")
 	flag.Parse()
 	var in io.Reader = os.Stdin
 	if *poll {
 		in = pollingStdin{spin.New()}
 	}
-	if err := run(in); err != nil {
+	if err := run(in, os.Stdout, *window); err != nil {
 		fmt.Fprintln(os.Stderr, "ackconsumer:", err)
 		os.Exit(1)
 	}
@@ -42,9 +46,12 @@ func (p pollingStdin) Read(b []byte) (int, error) {
 	return os.Stdin.Read(b)
 }
 
-func run(r io.Reader) error {
+// run acks every batch on r to w; with window it asks for the window feed's
+// hello offers.
+func run(r io.Reader, w io.Writer, window bool) error {
 	in := bufio.NewReaderSize(r, 1<<20)
 	var out []byte
+	var ask int64
 	for {
 		line, err := in.ReadSlice('\n')
 		if err != nil {
@@ -57,15 +64,27 @@ func run(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		if h.Kind != protocol.KindBatch {
+		switch h.Kind {
+		case protocol.KindHello:
+			if window {
+				ask = h.Window
+			}
+			continue
+		case protocol.KindStore:
+			if ask == 0 {
+				continue
+			}
+			h.End = h.Offset // a report at the resume position asks before any batch
+		case protocol.KindBatch:
+			// A batch's entries fill exactly end-offset bytes.
+			if _, err := in.Discard(int(h.End - h.Offset)); err != nil {
+				return err
+			}
+		default:
 			continue
 		}
-		// A batch's entries fill exactly end-offset bytes.
-		if _, err := in.Discard(int(h.End - h.Offset)); err != nil {
-			return err
-		}
-		out = protocol.AppendReport(out[:0], protocol.Report{ID: h.ID, Offset: h.End, Taken: h.End})
-		if _, err := os.Stdout.Write(out); err != nil {
+		out = protocol.AppendReport(out[:0], protocol.Report{ID: h.ID, Offset: h.End, Taken: h.End, Window: ask})
+		if _, err := w.Write(out); err != nil {
 			return err
 		}
 	}
