@@ -196,7 +196,7 @@ func ParseReport(line []byte) (Report, error) {
 	}
 	if err == nil {
 		r.Taken = r.Offset
-		err = kv.all(kv.optNum("taken", &r.Taken), kv.optNum("window", &r.Window))
+		err = cmp.Or(kv.optNum("taken", &r.Taken), kv.optNum("window", &r.Window))
 	}
 	if err == nil && r.Taken < r.Offset {
 		err = fmt.Errorf("taken=%d is below offset=%d", r.Taken, r.Offset)
@@ -211,7 +211,7 @@ func ParseReport(line []byte) (Report, error) {
 func AppendHello(b []byte, window int64) []byte {
 	b = append(b, "feed v="+Version...)
 	if window > 0 {
-		b = appendNum(b, " window=", window)
+		b = AppendNum(b, " window=", window)
 	}
 	return append(b, '\n')
 }
@@ -289,7 +289,7 @@ func AppendReport(b []byte, r Report) []byte {
 		b = AppendNum(b, " taken=", r.Taken)
 	}
 	if r.Window > 0 {
-		b = appendNum(b, " window=", r.Window)
+		b = AppendNum(b, " window=", r.Window)
 	}
 	return append(b, '\n')
 }
