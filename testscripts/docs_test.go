@@ -64,6 +64,9 @@ func TestTheDocsPointOnlyInsideTheRepository(t *testing.T) {
 		if bytes.Contains(text, []byte("../shared")) {
 			t.Errorf("%s points at ../shared, which a clone does not have; point at docs/design.md", page[3:])
 		}
+		if bytes.Contains(text, []byte("SPEC §")) && filepath.Base(page) != "design.md" {
+			t.Errorf("%s cites SPEC §, which a clone does not have; cite docs/design.md §N, its sections have the same numbers", page[3:])
+		}
 		for _, m := range link.FindAllSubmatch(text, -1) {
 			target, _, _ := strings.Cut(string(m[1]), "#")
 			if target == "" || strings.Contains(target, "://") {
