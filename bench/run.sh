@@ -11,6 +11,7 @@
 #   RUNS=3 bench/run.sh       # fewer runs per figure
 #   N=500000 bench/run.sh     # a shorter log (the pipeline goals need 2 000 000)
 #   BIG=0 bench/run.sh        # skip the 5 000 000-line memory figure
+#   FORMATS=0 bench/run.sh    # skip the configurable formats' figures (FN lines each, 500 000)
 #
 # Needs: go, python3 (the timer), /usr/bin/time (GNU time), taskset; mawk
 # for the awk row (installed with apt-get when possible, else the row is
@@ -20,6 +21,8 @@ set -eu
 RUNS=${RUNS:-5}
 N=${N:-2000000}
 BIG=${BIG:-1}
+FORMATS=${FORMATS:-1}
+FN=${FN:-500000}
 BIG_N=${BIG_N:-5000000}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W=${BENCH_DIR:-${TMPDIR:-/tmp}/timbertally-bench}
@@ -255,6 +258,66 @@ for f in path10 path1000 path100000 status100000; do
 	medians "$f" "$W/$f.runs"
 done
 
+# The configurable formats: tally --try over FN (500 000) generated lines
+# of each, requests and bytes by status as apache-combined counts them, in
+# interleaved rounds with the built-in over a combined log of as many
+# lines; and, once each, Python and jq computing the same numbers from the
+# JSON lines. Their ratios are of CPU seconds: on the shared machine wall
+# time varied 3x between runs of one command, CPU time 5%.
+if [ "$FORMATS" = 1 ]; then
+	gen "$W/fcombined.log" "$FN"
+	gen "$W/timed.log" "$FN" -format apache-timed
+	gen "$W/nginx.log" "$FN" -format nginx
+	gen "$W/json.log" "$FN" -format json
+	gen "$W/logfmt.log" "$FN" -format logfmt
+	m='window 10s grace=60s
+metric requests count by=status'
+	printf 'format apache combined\n%s\nmetric bytes sum=bytes by=status\n' "$m" >"$W/lf-combined.tally"
+	printf 'format apache "%%h %%l %%u %%t \\"%%r\\" %%>s %%b \\"%%{Referer}i\\" \\"%%{User-Agent}i\\" %%D %%v \\"%%{X-Forwarded-For}i\\""\n%s\nmetric bytes sum=bytes by=status\n' "$m" >"$W/lf-timed.tally"
+	printf 'format nginx '"'"'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time $upstream_response_time'"'"'\n%s\nmetric bytes sum=body_bytes_sent by=status\n' "$m" >"$W/nginx.tally"
+	printf 'format json\ntime ts layout=unix\n%s\nmetric bytes sum=size by=status\n' "$m" >"$W/json.tally"
+	printf 'format logfmt\ntime ts layout=rfc3339\n%s\nmetric bytes sum=size by=status\n' "$m" >"$W/logfmt.tally"
+	set -- fbuiltin:apache-combined:"$W/fcombined.log" flfcombined:"$W/lf-combined.tally":"$W/fcombined.log" \
+		flftimed:"$W/lf-timed.tally":"$W/timed.log" fnginx:"$W/nginx.tally":"$W/nginx.log" \
+		fjson:"$W/json.tally":"$W/json.log" flogfmt:"$W/logfmt.tally":"$W/logfmt.log"
+	for c in "$@"; do : >"$W/${c%%:*}.runs"; done
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		for c in "$@"; do
+			name=${c%%:*} rest=${c#*:}
+			seconds taskset -c 0 "$BIN/tally" --try --doc "${rest%%:*}" "${rest#*:}" >>"$W/$name.runs"
+		done
+		i=$((i + 1))
+	done
+	for c in "$@"; do
+		name=${c%%:*} rest=${c#*:}
+		medians "$name" "$W/$name.runs"
+		eval "B_$name=$(wc -c <"${rest#*:}")"
+	done
+	cat >"$W/status.py" <<'EOF'
+import json, sys
+n, b = {}, {}
+for line in open(sys.argv[1], "rb"):
+    o = json.loads(line.decode("utf-8", "surrogateescape"))
+    k = (int(o["ts"] // 10 * 10), o["status"])
+    n[k] = n.get(k, 0) + 1
+    b[k] = b.get(k, 0) + o.get("size", 0)
+for k in n:
+    print(k[0], k[1], n[k], b[k])
+EOF
+	seconds python3 "$W/status.py" "$W/json.log" >"$W/python.runs"
+	medians python "$W/python.runs"
+	# jq takes ~300 µs an entry: it reads the first 50 000 lines, and its
+	# times are scaled to FN lines.
+	T_jq=
+	if command -v jq >/dev/null; then
+		head -n 50000 "$W/json.log" >"$W/json50k.log"
+		seconds jq -rn 'reduce inputs as $l ({}; .["\(($l.ts / 10 | floor) * 10) \($l.status)"] |= {n: (.n + 1), b: (.b + $l.size)}) | to_entries[] | "\(.key) \(.value.n) \(.value.b)"' "$W/json50k.log" |
+			awk -v n="$FN" '{ printf "%.4f %.4f\n", $1 * n / 50000, $2 * n / 50000 }' >"$W/jq.runs"
+		medians jq "$W/jq.runs"
+	fi
+fi
+
 set -- $(peak_rss "$LOG")
 R_feed=$1 R_tally=$2
 if [ "$BIG" = 1 ]; then
@@ -303,6 +366,23 @@ for p in 10 1000 100000; do
 	row "tally --try by=path, $p paths (1 core)" "path$p" "$(cat "$W/series$p") bucket-series"
 done
 row "tally --try by=status, 100000 paths (1 core)" status100000 "by=path / by=status: $(ratio "$T_path100000" "$T_status100000") (goal <= 3)"
+if [ "$FORMATS" = 1 ]; then
+	all=$entries entries=$FN
+	echo "  the formats, $FN lines each; ratios of CPU seconds:"
+	# per_byte T BYTES: seconds per byte; mbs T BYTES: MB/s.
+	per_byte() { awk -v t="$1" -v n="$2" 'BEGIN { print t / n }'; }
+	mbs() { awk -v t="$1" -v n="$2" 'BEGIN { printf "%.0f MB/s", n / t / 1e6 }'; }
+	pb=$(per_byte "$C_fbuiltin" "$B_fbuiltin")
+	row "tally --try --doc apache-combined (1 core)" fbuiltin "$(mbs "$C_fbuiltin" "$B_fbuiltin") of CPU time"
+	row "tally --try: format apache combined" flfcombined "built-in's CPU/entry / this: $(ratio "$C_fbuiltin" "$C_flfcombined") (goal >= 0.9)"
+	row "tally --try: combined + %D %v XFF" flftimed "per entry $(ratio "$C_fbuiltin" "$C_flftimed") (goal >= 0.8), per byte $(ratio "$pb" "$(per_byte "$C_flftimed" "$B_flftimed")")"
+	row "tally --try: nginx + \$request_time, upstream" fnginx "per entry $(ratio "$C_fbuiltin" "$C_fnginx"), per byte $(ratio "$pb" "$(per_byte "$C_fnginx" "$B_fnginx")") (goal >= 0.8)"
+	row "tally --try: format json" fjson "$(mbs "$C_fjson" "$B_fjson"): $(ratio "$pb" "$(per_byte "$C_fjson" "$B_fjson")") of the built-in's bytes/s (goal >= 0.5)"
+	row "tally --try: format logfmt" flogfmt "$(mbs "$C_flogfmt" "$B_flogfmt"): $(ratio "$pb" "$(per_byte "$C_flogfmt" "$B_flogfmt")") of the built-in's bytes/s (goal >= 0.5)"
+	row "python3 json, the same numbers" python "/ format json: $(ratio "$C_python" "$C_fjson") (goal >= 10)"
+	[ -n "$T_jq" ] && row "jq, the same numbers (50 000 lines, scaled)" jq "/ format json: $(ratio "$C_jq" "$C_fjson") (goal >= 10)"
+	entries=$all
+fi
 printf '\npeak RSS (KiB)            feed      tally\n'
 printf '  %9s lines  %9s  %9s\n' "$N" "$R_feed" "$R_tally"
 if [ "$BIG" = 1 ]; then

@@ -100,6 +100,18 @@ func (k *Known) Enough() bool {
 	return true
 }
 
+// merge adds what o, from a scan for store id alone, knows of id: its
+// frontier, its marker spans, and the seals this Known's scan stopped short of.
+func (k *Known) merge(id string, o *Known) {
+	k.spans[id] = o.spans[id]
+	k.extend(id, o.frontier[id])
+	for start, at := range o.seals {
+		if _, ok := k.seals[start]; !ok {
+			k.seals[start] = at
+		}
+	}
+}
+
 // Frontier returns the furthest position of store id that the records
 // added so far cover: a resume position beyond it has entries before it
 // that no record accounts for.

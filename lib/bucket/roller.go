@@ -144,8 +144,9 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 	return r, nil
 }
 
-// AddStore declares a store resuming at pos and returns its index. All
-// stores are declared before the first entry.
+// AddStore declares a store resuming at pos and returns its index. The
+// stores are declared before the first entry; a store that joins later is
+// Join's.
 func (r *Roller) AddStore(id string, pos int64) int {
 	s := &storeState{id: id, processed: pos}
 	s.frontier, s.spans = r.known.forStore(id)
@@ -154,6 +155,24 @@ func (r *Roller) AddStore(id string, pos int64) int {
 	}
 	r.stores = append(r.stores, s)
 	return len(r.stores) - 1
+}
+
+// Join declares a store that joins mid-run, resuming at pos, and returns
+// its index; k is what the tape accounts for of it, from a scan made for
+// it alone. Its entries count from its first; it holds no one's event time
+// back until it delivers one, and the combined event time never goes back
+// for it, so its entries for buckets sealed already are !late. Resuming
+// below what the tape holds of it, sealing waits until it has caught up,
+// as at start.
+func (r *Roller) Join(id string, pos int64, k *Known) int {
+	r.known.merge(id, k)
+	for _, b := range r.open {
+		b.first = append(b.first, -1) // buckets hold a first entry per store
+	}
+	for _, b := range r.free {
+		b.first = append(b.first, -1)
+	}
+	return r.AddStore(id, pos)
 }
 
 // Processed returns the end of the last entry or skip of store st

@@ -621,13 +621,12 @@ func TestStrictAloneChecksThatTheTapeHasNoMarker(t *testing.T) {
 	}
 }
 
-// A marker's range holds whole entries: its offset= is where its first
-// entry starts and its end= where its last one ends. A range cut inside an
-// entry holds the same count, so only the boundaries show it.
-func TestAMarkerRangeCutInsideAnEntryIsFound(t *testing.T) {
-	lines := []string{line(1, 200, "100"), line(2, 200, "50"), line(5, 500, "-"), "garbage\n", line(12, 404, "7")}
-	p3, p4 := len(lines[0])+len(lines[1])+len(lines[2]), len(lines[0])+len(lines[1])+len(lines[2])+len(lines[3])
-	good := fmt.Sprintf(`2026-10-10T13:55:00Z requests{status="200"} 2
+// dropFixture is five lines, the fourth garbage, and their tape: two
+// buckets and a !drop marker at p3..p4.
+func dropFixture() (lines []string, tapeText string, p3, p4 int) {
+	lines = []string{line(1, 200, "100"), line(2, 200, "50"), line(5, 500, "-"), "garbage\n", line(12, 404, "7")}
+	p3, p4 = len(lines[0])+len(lines[1])+len(lines[2]), len(lines[0])+len(lines[1])+len(lines[2])+len(lines[3])
+	tapeText = fmt.Sprintf(`2026-10-10T13:55:00Z requests{status="200"} 2
 2026-10-10T13:55:00Z requests{status="500"} 1
 2026-10-10T13:55:00Z bytes{status="200"} 150
 2026-10-10T13:55:00Z bytes{status="500"} 0
@@ -641,6 +640,14 @@ seal 2026-10-10T13:55:00Z width=10s entries=3 at=web1:%d
 seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@END@
 end at=web1:@END@
 `, p3, p3, p4)
+	return lines, tapeText, p3, p4
+}
+
+// A marker's range holds whole entries: its offset= is where its first
+// entry starts and its end= where its last one ends. A range cut inside an
+// entry holds the same count, so only the boundaries show it.
+func TestAMarkerRangeCutInsideAnEntryIsFound(t *testing.T) {
+	lines, good, p3, p4 := dropFixture()
 	f := newFixture(t, lines, good)
 	if code, out := f.tgcheck("--against", "web1="+f.log); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -772,22 +779,7 @@ func TestDeriveFoldsAHistogramIntoItsPrometheusSeries(t *testing.T) {
 }
 
 func TestMaxDropFailsATapeWhoseDropShareIsAbove(t *testing.T) {
-	lines := []string{line(1, 200, "100"), line(2, 200, "50"), line(5, 500, "-"), "garbage\n", line(12, 404, "7")}
-	p3, p4 := len(lines[0])+len(lines[1])+len(lines[2]), len(lines[0])+len(lines[1])+len(lines[2])+len(lines[3])
-	tapeText := fmt.Sprintf(`2026-10-10T13:55:00Z requests{status="200"} 2
-2026-10-10T13:55:00Z requests{status="500"} 1
-2026-10-10T13:55:00Z bytes{status="200"} 150
-2026-10-10T13:55:00Z bytes{status="500"} 0
-2026-10-10T13:55:00Z biggest 100
-2026-10-10T13:55:00Z errors 1
-seal 2026-10-10T13:55:00Z width=10s entries=3 at=web1:%d
-!drop id=web1 offset=%d end=%d count=1 reason=format
-2026-10-10T13:55:10Z requests{status="404"} 1
-2026-10-10T13:55:10Z bytes{status="404"} 7
-2026-10-10T13:55:10Z biggest 7
-seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@END@
-end at=web1:@END@
-`, p3, p3, p4)
+	lines, tapeText, _, _ := dropFixture()
 	f := newFixture(t, lines, tapeText)
 	if code, out := f.tgcheck("--max-drop", "20"); code != 0 || !strings.Contains(out, "drops: 1 of 5 entries (20.00%) are !drop") {
 		t.Fatalf("1 drop in 5 under --max-drop 20: exit %d:\n%s", code, out)

@@ -27,7 +27,9 @@ on an open tape it says how far the tape is sealed and fails.
 --strict) and says how far the tape is sealed; a torn last line and a last
 group without its seal are a group being written, not damage.
 
---against STORE (repeatable, PATH or ID=PATH): re-derives every bucket from
+--against STORE (repeatable, PATH, ID=PATH, or ID=GEN1,GEN2,…,PATH with the
+store's older generations oldest first, each plain or gzip as its content
+says, read as one file, as feed reads them): re-derives every bucket from
 the stores with the store's own document (unbounded grace, no cap) and
 compares bucket by bucket, series for series, leaving out the entries each
 bucket's !late markers and each metric's !cap markers hold (each marker's
@@ -47,6 +49,7 @@ store that cannot be read (never a pass).
 
 Examples:
    tgcheck --against web1=/var/log/apache2/access.log /srv/tally/web
+   tgcheck --against web1=access.log.2.gz,access.log.1,access.log /srv/tally/web
    tgcheck --entries 20000 /srv/tally/web
    tgcheck --scan /srv/tally/old`
 
@@ -83,15 +86,17 @@ func App() *cli.App { return newApp(os.Stdout, os.Stderr, new(bool), new(bool)) 
 // that failed.
 func newApp(stdout, stderr io.Writer, holds, onlyOpen *bool) *cli.App {
 	return command.Conventions(&cli.App{
-		Name:        "tgcheck",
-		Usage:       "prove a tally store's tape adds up",
-		UsageText:   "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] [--open] TALLYSTORE",
-		Description: description,
-		Writer:      stdout,
-		ErrWriter:   stderr,
+		// --against ID=GEN1,…,PATH holds commas: a value is one store.
+		DisableSliceFlagSeparator: true,
+		Name:                      "tgcheck",
+		Usage:                     "prove a tally store's tape adds up",
+		UsageText:                 "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] [--open] TALLYSTORE",
+		Description:               description,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
-			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH or ID=PATH); repeat for each store fed"},
+			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH, ID=PATH or ID=GEN1,…,PATH); repeat for each store fed"},
 			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
 			&cli.Int64Flag{Name: "old-batch-size", Value: defaultOldBatchSize, Usage: "the batch size of the old follower that wrote the tape, for --scan: a !late marker of exactly `N` entries is its signature"},
@@ -148,14 +153,14 @@ func parseOptions(c *cli.Context) (*options, error) {
 		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --old-batch-size and --max-line 1 or more")
 	}
 	for _, arg := range c.StringSlice("against") {
-		id, path, err := store.ParseSpec(arg)
+		sp, err := store.ParseSpec(arg)
 		if err != nil {
 			return nil, fmt.Errorf("tgcheck: --against %v", err)
 		}
-		if slices.ContainsFunc(o.against, func(s input) bool { return s.ID == id }) {
-			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH", id)
+		if slices.ContainsFunc(o.against, func(s input) bool { return s.ID == sp.ID }) {
+			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH or ID=GEN1,…,PATH", sp.ID)
 		}
-		o.against = append(o.against, input{ID: id, Path: path, MaxLine: c.Int("max-line")})
+		o.against = append(o.against, input{ID: sp.ID, Path: sp.Path, History: sp.History, MaxLine: c.Int("max-line")})
 	}
 	return o, nil
 }

@@ -5,9 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 
@@ -21,7 +19,8 @@ import (
 // --against ID=PATH, --max-line).
 type input struct {
 	ID, Path string
-	MaxLine  int // feed's --max-line; 0: its default
+	History  []string // the store's older generations, oldest first, read before Path (store.Spec)
+	MaxLine  int      // feed's --max-line; 0: its default
 }
 
 // source is an input with what the tape says of it (prepare): its entries
@@ -110,7 +109,7 @@ func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 		out.Fed[src.ID] += n
 		out.Marks = append(out.Marks, dv.marks.findings()...)
 		out.Ats = append(out.Ats, dv.seals.findings()...)
-		if out.Beyond[src.ID], err = linesAfter(src.Path, src.limit); err != nil {
+		if out.Beyond[src.ID], err = src.linesAfter(src.limit); err != nil {
 			return nil, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 		}
 	}
@@ -218,35 +217,41 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 	return dv, nil
 }
 
-// linesAfter counts the complete lines of the file at path from byte pos on.
-func linesAfter(path string, pos int64) (int64, error) {
-	f, err := os.Open(path)
+// open opens the source's store for reading from pos (store.ResumeSpec:
+// its older generations first, gzip or plain).
+func (s *input) open(pos int64) (*store.Reader, error) {
+	maxLine := s.MaxLine
+	if maxLine == 0 {
+		maxLine = store.DefaultMaxLine
+	}
+	return store.ResumeSpec(store.Spec{ID: s.ID, History: s.History, Path: s.Path}, store.Where{Pos: pos}, store.Options{MaxLine: maxLine})
+}
+
+// linesAfter counts the source's complete lines from position pos on.
+func (s *input) linesAfter(pos int64) (int64, error) {
+	r, err := s.open(pos)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
+	defer r.Close()
 	var n int64
 	for {
-		k, err := f.ReadAt(buf, pos)
-		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
-		pos += int64(k)
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
+		c, ok, err := r.Next(chunkEntries, chunkBytes)
+		switch {
+		case err != nil:
 			return 0, err
+		case !ok:
+			return n, nil
+		case c.Skip == store.SkipTooLong:
+			n++
 		}
+		n += int64(c.Entries)
 	}
 }
 
 // store folds the entries of one source and returns how many it read.
 func (dv *deriver) store(src source) (int64, error) {
-	maxLine := src.MaxLine
-	if maxLine == 0 {
-		maxLine = store.DefaultMaxLine
-	}
-	r, err := store.Open(src.Path, 0, maxLine)
+	r, err := src.open(0)
 	if err != nil {
 		return 0, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 	}

@@ -27,6 +27,7 @@ type Cursor map[string]int64
 type Mark struct {
 	Offset int64
 	Gen    store.Gen
+	Gens   []store.GenID // a store named with its history: its generations (store.Reader.Recorded); nil: none
 }
 
 // Load reads the positions of the cursor file at path. A missing file is an
@@ -72,13 +73,17 @@ func parse(path string, data []byte) (Marks, error) {
 			err = fmt.Errorf("store %s appears twice", h.ID)
 		}
 		var g store.Gen
+		var gens []store.GenID
 		if err == nil {
 			g, err = parseGen(line)
+		}
+		if err == nil {
+			gens, err = parseHist(line)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cursor: %s line %d: %w; fix or remove the file", path, n+1, err)
 		}
-		c[h.ID] = Mark{Offset: h.Offset, Gen: g}
+		c[h.ID] = Mark{Offset: h.Offset, Gen: g, Gens: gens}
 	}
 	return c, nil
 }
@@ -127,6 +132,72 @@ func parseGen(line []byte) (store.Gen, error) {
 	return g, nil
 }
 
+// parseHist reads the hist= key of a store line: the generations of a
+// store named with its history, oldest first, each BASE:SIGLEN:SIG (BASE
+// decimal or "-" for not yet reached, SIGLEN decimal, SIG hex CRC-32).
+func parseHist(line []byte) ([]store.GenID, error) {
+	var v string
+	for _, f := range strings.Fields(string(line)) {
+		if val, ok := strings.CutPrefix(f, "hist="); ok {
+			v = val
+		}
+	}
+	if v == "" {
+		return nil, nil
+	}
+	var gens []store.GenID
+	for _, item := range strings.Split(v, ",") {
+		parts := strings.Split(item, ":")
+		var id store.GenID
+		var err error
+		if len(parts) != 3 {
+			err = errors.New("not BASE:SIGLEN:SIG")
+		}
+		if err == nil && parts[0] == "-" {
+			id.Base = -1
+		} else if err == nil {
+			id.Base, err = strconv.ParseInt(parts[0], 10, 64)
+		}
+		var n uint64
+		if err == nil {
+			n, err = strconv.ParseUint(parts[1], 10, 16)
+			id.SigLen = int(n)
+		}
+		if err == nil {
+			n, err = strconv.ParseUint(parts[2], 16, 32)
+			id.Sig = uint32(n)
+		}
+		if err == nil && (id.Base < -1 || id.SigLen > store.SigSpan) {
+			err = fmt.Errorf("a base below 0 or a siglen over %d", store.SigSpan)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%q has a bad hist= generation %q (%v)", line, item, err)
+		}
+		gens = append(gens, id)
+	}
+	return gens, nil
+}
+
+// appendHist appends the hist= key of gens to a store line's text.
+func appendHist(b []byte, gens []store.GenID) []byte {
+	for i, g := range gens {
+		sep := byte(',')
+		if i == 0 {
+			b, sep = append(b, " hist="...), 0
+		}
+		if sep != 0 {
+			b = append(b, sep)
+		}
+		if g.Base < 0 {
+			b = append(b, '-')
+		} else {
+			b = strconv.AppendInt(b, g.Base, 10)
+		}
+		b = fmt.Appendf(b, ":%d:%08x", g.SigLen, g.Sig)
+	}
+	return b
+}
+
 // Format returns the file's text: one store line per id, sorted by id.
 func (c Marks) Format() []byte {
 	ids := make([]string, 0, len(c))
@@ -138,10 +209,11 @@ func (c Marks) Format() []byte {
 	for _, id := range ids {
 		m := c[id]
 		b = protocol.AppendStore(b, id, m.Offset)
+		b = b[:len(b)-1]
 		if g := m.Gen; g.Known() {
-			b = b[:len(b)-1]
-			b = fmt.Appendf(b, " gen=%d dev=%d ino=%d sig=%08x siglen=%d\n", g.Base, g.Dev, g.Ino, g.Sig, g.SigLen)
+			b = fmt.Appendf(b, " gen=%d dev=%d ino=%d sig=%08x siglen=%d", g.Base, g.Dev, g.Ino, g.Sig, g.SigLen)
 		}
+		b = append(appendHist(b, m.Gens), '\n')
 	}
 	return b
 }

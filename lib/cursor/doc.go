@@ -8,7 +8,11 @@
 // (the file) holding the offset, dev=, ino= and the CRC-32 sig= of its first
 // siglen= bytes recognise that file again. A line without them (an older
 // cursor) is read as the file at the store's path from position 0; a reader
-// ignores keys it does not know.
+// ignores keys it does not know. A store named with its older generations
+// also has hist= ("hist=0:256:1a2b3c4d,81920:256:0badf00d,-:120:5eed0001"):
+// every generation of its axis, oldest first, as BASE:SIGLEN:SIG, BASE "-"
+// for one not yet reached (store.GenID), which the next run's list of
+// generations must match.
 //
 // Invariants:
 //   - A missing file is a first run: no store has a position yet.

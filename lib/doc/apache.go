@@ -17,7 +17,7 @@ var apacheDirectives = map[string]apacheDirective{
 	"a": {"client_ip", Text}, "A": {"local_ip", Text}, "B": {"bytes", Size}, "b": {"bytes", Size},
 	"D": {"duration_us", Numeric}, "f": {"filename", Text}, "h": {"host", Text}, "H": {"proto", Text},
 	"k": {"keepalive", Numeric}, "l": {"ident", Text}, "L": {"log_id", Text}, "m": {"method", Text},
-	"p": {"port", Numeric}, "P": {"pid", Numeric}, "q": {"query", Text}, "r": {"request", Request},
+	"p": {"port", Numeric}, "P": {"pid", Numeric}, "q": {"query", Text}, "r": {"", Request},
 	"R": {"handler", Text}, "s": {"status", Status}, "T": {"duration_s", Numeric}, "u": {"user", Text},
 	"U": {"url_path", Text}, "v": {"vhost", Text}, "V": {"server_name", Text}, "X": {"conn_status", Text},
 	"I": {"bytes_in", Size}, "O": {"bytes_out", Size}, "S": {"bytes_total", Size},
@@ -31,21 +31,18 @@ var apacheNamed = map[string]string{"i": "", "o": "out_", "e": "env_", "C": "coo
 // name: %{Referer}i is referer and %{User-Agent}i agent, as in apache-combined.
 var apacheHeaderNames = map[string]string{"referer": "referer", "user_agent": "agent"}
 
-// parseApache reads an Apache LogFormat string into elements. Modifiers
+// parseApache reads an Apache LogFormat string into elements. %r has no
+// field of its own: it gives method, path and proto, as apache-combined. Modifiers
 // (%>s, %<s, %!200,304{Referer}i) are accepted; the value Apache logs for
 // a failed condition is "-", a value like any other.
 func parseApache(src string) ([]element, error) {
 	var elems []element
 	times := 0
 	for i := 0; i < len(src); {
-		c := src[i]
-		if c != '%' {
-			j := strings.IndexByte(src[i:], '%')
-			if j < 0 {
-				j = len(src) - i
-			}
-			elems = append(elems, element{lit: src[i : i+j]})
-			i += j
+		if src[i] != '%' {
+			var lit element
+			lit, i = literalUpTo(src, i, '%')
+			elems = append(elems, lit)
 			continue
 		}
 		start := i

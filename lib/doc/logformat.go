@@ -42,16 +42,27 @@ type LogFormat struct {
 }
 
 // Fields returns the field names in line order; a Request part gives
-// request, method, path and proto.
+// method, path and proto after its own name (Apache's %r has none: its
+// fields are those of apache-combined).
 func (l *LogFormat) Fields() []string {
 	var names []string
 	for _, p := range l.Parts {
-		names = append(names, p.Field)
+		if p.Field != "" {
+			names = append(names, p.Field)
+		}
 		if p.Kind == Request {
 			names = append(names, "method", "path", "proto")
 		}
 	}
 	return names
+}
+
+// name is how a message names a part.
+func (p Part) name() string {
+	if p.Field == "" && p.Kind == Request {
+		return "request"
+	}
+	return p.Field
 }
 
 // The LogFormat strings of the servers' own nicknames, which a document may
@@ -73,6 +84,16 @@ type element struct {
 	part Part
 }
 
+// literalUpTo returns the literal text of a format string from i up to
+// the next directive byte c (or the end), and where it ends.
+func literalUpTo(src string, i int, c byte) (element, int) {
+	j := strings.IndexByte(src[i:], c)
+	if j < 0 {
+		j = len(src) - i
+	}
+	return element{lit: src[i : i+j]}, i + j
+}
+
 // compileLogFormat pairs elements into a LogFormat: literals between
 // fields are merged, and two fields with nothing between them, which no
 // reader could tell apart, are refused.
@@ -89,15 +110,15 @@ func compileLogFormat(server, src string, elems []element) (*LogFormat, error) {
 		lit.Reset()
 	}
 	for _, e := range elems {
-		if e.part.Field == "" {
+		if e.part.name() == "" {
 			lit.WriteString(e.lit)
 			continue
 		}
 		if n := len(l.Parts); n > 0 && lit.Len() == 0 {
-			return nil, fmt.Errorf("fields %s and %s have nothing between them, so no reader can tell where one ends; put a space or other text between them", l.Parts[n-1].Field, e.part.Field)
+			return nil, fmt.Errorf("fields %s and %s have nothing between them, so no reader can tell where one ends; put a space or other text between them", l.Parts[n-1].name(), e.part.name())
 		}
 		flush()
-		for _, name := range append([]string{e.part.Field}, requestParts(e.part)...) {
+		for _, name := range append([]string{e.part.name()}, requestParts(e.part)...) {
 			if seen[name] {
 				return nil, fmt.Errorf("two directives give field %s; log it once", name)
 			}
@@ -134,7 +155,7 @@ func exampleFormat(server string) string {
 	if server == "nginx" {
 		return `format nginx '` + nginxNicknames["combined"] + ` $request_time'`
 	}
-	return `format apache "` + apacheNicknames["combined"] + ` %D"`
+	return `format apache "` + strings.ReplaceAll(apacheNicknames["combined"], `"`, `\"`) + ` %D"`
 }
 
 // stampSample is a time as a layout writes it, for counting the bytes
@@ -152,9 +173,12 @@ func stampSample(layout string) string {
 }
 
 // quotedStrings reads the format strings of a format line: one or more
-// strings in '"' or '\” (as the servers' config files write them, and
-// nginx joins), a backslash escaping the next byte; \n and \t are a
-// newline and a tab. A bare word is a server's nickname.
+// strings in double or single quotes (as the servers' config files write
+// them, and nginx joins), a backslash escaping the next byte; \n and \t
+// are a newline and a tab. A bare word alone is a server's nickname. So
+// that a config line can be pasted as it is, a word before the strings
+// (nginx's log_format name), one after them (Apache's LogFormat nickname)
+// and a final ';' are left out.
 func quotedStrings(s string, nicknames map[string]string) (string, error) {
 	s = strings.TrimSpace(s)
 	if v, ok := nicknames[s]; ok {
@@ -163,10 +187,22 @@ func quotedStrings(s string, nicknames map[string]string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("the format string is missing")
 	}
+	if name, rest, ok := strings.Cut(s, " "); ok && !strings.ContainsAny(name, `"'`) {
+		if rest = strings.TrimLeft(rest, " \t"); rest != "" && (rest[0] == '"' || rest[0] == '\'') {
+			s = rest // log_format NAME '…'
+		}
+	}
 	var out strings.Builder
-	for s != "" {
+	for {
+		tail := strings.TrimSuffix(strings.TrimSpace(s), ";")
+		if tail == "" {
+			break
+		}
 		q := s[0]
 		if q != '"' && q != '\'' {
+			if out.Len() > 0 && !strings.ContainsAny(tail, " \t\"'") {
+				break // LogFormat "…" NICKNAME
+			}
 			return "", fmt.Errorf("the format string must be quoted, starting at %q", s)
 		}
 		i := 1

@@ -8,8 +8,8 @@ import (
 func TestEachFormatNamesItsFields(t *testing.T) {
 	for _, c := range []struct{ format, fields, time, layout string }{
 		{`format apache "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\""`,
-			"host ident user time request method path proto status bytes referer agent", "time", LayoutCLF},
-		{`format apache combined`, "host ident user time request method path proto status bytes referer agent", "time", LayoutCLF},
+			"host ident user time method path proto status bytes referer agent", "time", LayoutCLF},
+		{`format apache combined`, "host ident user time method path proto status bytes referer agent", "time", LayoutCLF},
 		{`format apache "%a %A %v:%p %{ms}T %T %D %{us}T %I %O %S %k %L %m %U %q %H %{X-Forwarded-For}i %{Set-Cookie}o %{HOME}e %{sid}C %{msec}t"`,
 			"client_ip local_ip vhost port duration_ms duration_s duration_us duration_us_2 bytes_in bytes_out bytes_total keepalive log_id method url_path query proto x_forwarded_for out_set_cookie env_home cookie_sid time", "time", LayoutUnixMs},
 		{`format nginx '$remote_addr [$time_iso8601] "$request" $status ${request_time}s $upstream_response_time'`,
@@ -57,4 +57,60 @@ func TestKeyFormatsNeedATimeAndLabelNames(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)
 		}
 	}
+}
+
+// A config line pasted as it is reads as its format string alone.
+func TestAPastedConfigLineReadsAsItsString(t *testing.T) {
+	for _, c := range []struct{ line, src string }{
+		{`format apache "%h %>s %t" timed`, `%h %>s %t`},
+		{`format nginx main '$status ' '[$time_local]';`, `$status [$time_local]`},
+		{`format nginx '$status [$time_local]';  # the main format`, `$status [$time_local]`},
+	} {
+		d, err := Parse("t", []byte(c.line+"\nwindow 1s\nmetric r count\n"))
+		if err != nil {
+			t.Errorf("%s: %v", c.line, err)
+			continue
+		}
+		if d.LogFormat.Source != c.src {
+			t.Errorf("%s: source %q, want %q", c.line, d.LogFormat.Source, c.src)
+		}
+	}
+	if _, err := Parse("t", []byte("format apache \"%h %t\" two words\nwindow 1s\nmetric r count\n")); err == nil {
+		t.Error("two words after the string were taken")
+	}
+}
+
+// FuzzLogFormatString feeds any string as an Apache LogFormat and as an
+// nginx log_format: Parse never panics, and a format it accepts has unique
+// field names, a literal after every field but the last, and its time
+// among its fields.
+func FuzzLogFormatString(f *testing.F) {
+	f.Add(apacheNicknames["combined"] + ` %D %{ms}T %v "%{X-Forwarded-For}i" %{%Y-%m-%d %H:%M:%S}t`)
+	f.Add(nginxNicknames["combined"] + ` $request_time ${upstream_response_time}s [$time_iso8601] $msec`)
+	f.Add(`%!200,304{Referer}i %% %<s %{c}a %^ti`)
+	f.Fuzz(func(t *testing.T, src string) {
+		quoted := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ").Replace(src)
+		for _, line := range []string{`format apache "` + quoted + `"`, `format nginx "` + quoted + `"`} {
+			d, err := Parse("fuzz", []byte(line+"\nwindow 1s\nmetric r count\n"))
+			if err != nil {
+				continue
+			}
+			fields := d.Fields()
+			seen := map[string]bool{}
+			for _, n := range fields {
+				if seen[n] || n == "" {
+					t.Fatalf("%s: field %q twice or empty in %q", line, n, fields)
+				}
+				seen[n] = true
+			}
+			for i, p := range d.LogFormat.Parts {
+				if p.Lit == "" && i != len(d.LogFormat.Parts)-1 {
+					t.Fatalf("%s: part %d (%s) has no literal after it", line, i, p.name())
+				}
+			}
+			if !seen[d.TimeField] {
+				t.Fatalf("%s: time %q is not a field of %q", line, d.TimeField, fields)
+			}
+		}
+	})
 }

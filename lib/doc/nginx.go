@@ -29,12 +29,9 @@ func parseNginx(src string) ([]element, error) {
 	var elems []element
 	for i := 0; i < len(src); {
 		if src[i] != '$' {
-			j := strings.IndexByte(src[i:], '$')
-			if j < 0 {
-				j = len(src) - i
-			}
-			elems = append(elems, element{lit: src[i : i+j]})
-			i += j
+			var lit element
+			lit, i = literalUpTo(src, i, '$')
+			elems = append(elems, lit)
 			continue
 		}
 		start := i

@@ -18,6 +18,22 @@ const (
 	fAgent
 )
 
+// layout says where cutCombined puts each field of the combined layout:
+// an index in Entry.Fields. The built-in formats' is builtinLayout; a
+// compiled LogFormat that starts with the layout has its own.
+type layout struct {
+	host, ident, user, time int
+	request                 int // the whole request, or -1 (Apache's %r has none)
+	method                  int // path and proto follow it
+	status, bytes           int
+	referer, agent          int
+	dashIdent               bool // nginx: the ident is a literal "-"
+}
+
+// builtinLayout is the built-in formats' field order.
+var builtinLayout = layout{host: fHost, ident: fIdent, user: fUser, time: fTime, request: -1,
+	method: fMethod, status: fStatus, bytes: fBytes, referer: fReferer, agent: fAgent}
+
 // apache cuts an Apache common line, or a combined one, into f:
 //
 //	host ident user [time] "METHOD TARGET PROTO" status bytes[ "referer" "agent"]
@@ -28,85 +44,106 @@ const (
 // Cutting never refuses a line, so it is skipped without changing what is
 // dropped.
 func apache(line []byte, e *Entry, combined, split bool) string {
+	rest, more, reason := cutCombined(line, e, &builtinLayout, combined, split)
+	if reason == "" && (more || len(rest) != 0) {
+		return ReasonFormat // something follows the last field
+	}
+	return reason
+}
+
+// cutCombined cuts the combined (or common) layout at the start of line
+// into the fields l names, and returns what follows it: after the agent's
+// closing quote, or (common) after the space that ends the size, more
+// saying whether there was one.
+func cutCombined(line []byte, e *Entry, l *layout, combined, split bool) (rest []byte, more bool, reason string) {
 	f := e.Fields
 	var ok bool
 	// The host (up to 39 bytes of IPv6) is found with IndexByte; the short
 	// tokens after it ("-" mostly) with a plain loop.
 	sp := bytes.IndexByte(line, ' ')
 	if sp <= 0 {
-		return ReasonFormat
+		return nil, false, ReasonFormat
 	}
-	f[fHost] = line[:sp]
-	rest := line[sp+1:]
-	for _, i := range [...]int{fIdent, fUser} {
+	f[l.host] = line[:sp]
+	rest = line[sp+1:]
+	if l.dashIdent {
+		if len(rest) < 2 || rest[0] != '-' || rest[1] != ' ' {
+			return nil, false, ReasonFormat
+		}
+		rest = rest[2:]
+	}
+	for _, i := range [...]int{l.ident, l.user} {
+		if i < 0 {
+			continue
+		}
 		if len(rest) >= 2 && rest[0] == '-' && rest[1] == ' ' {
 			f[i], rest = rest[:1], rest[2:] // "-", nearly always: no loop
 			continue
 		}
 		if f[i], rest, ok = token(rest); !ok || len(f[i]) == 0 {
-			return ReasonFormat
+			return nil, false, ReasonFormat
 		}
 	}
 	if len(rest) == 0 || rest[0] != '[' {
-		return ReasonFormat
+		return nil, false, ReasonFormat
 	}
 	end := bytes.IndexByte(rest, ']')
 	if end < 0 || len(rest) < end+2 || rest[end+1] != ' ' {
-		return ReasonFormat
+		return nil, false, ReasonFormat
 	}
-	f[fTime], rest = rest[1:end], rest[end+2:]
+	f[l.time], rest = rest[1:end], rest[end+2:]
 	var request []byte
 	if request, rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
-		return ReasonFormat
+		return nil, false, ReasonFormat
+	}
+	if l.request >= 0 {
+		f[l.request] = request
 	}
 	if split {
-		splitRequest(request, f)
+		f[l.method], f[l.method+1], f[l.method+2] = cutRequest(request)
 	} else {
-		f[fMethod], f[fPath], f[fProto] = dash, dash, dash
+		f[l.method], f[l.method+1], f[l.method+2] = dash, dash, dash
 	}
 	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' {
 		// The usual three digits and a space: what token would cut, as a
 		// space within the first three fails isStatus either way.
-		f[fStatus], rest, ok = rest[:3], rest[4:], true
+		f[l.status], rest, ok = rest[:3], rest[4:], true
 	} else {
-		f[fStatus], rest, ok = token(rest)
+		f[l.status], rest, ok = token(rest)
 	}
-	if !isStatus(f[fStatus]) {
-		return ReasonStatus
+	if !isStatus(f[l.status]) {
+		return nil, false, ReasonStatus
 	}
 	if !ok {
-		return ReasonFormat // the line ends at the status
+		return nil, false, ReasonFormat // the line ends at the status
 	}
 	var size float64
 	var isNum, valid bool
 	if n, m := digitsToSpace(rest); n > 0 {
 		// The usual size, digits then a space, read as it is cut.
-		f[fBytes], rest, ok = rest[:n], rest[n+1:], true
+		f[l.bytes], rest, ok = rest[:n], rest[n+1:], true
 		size, isNum, valid = float64(m), true, true
 	} else {
-		f[fBytes], rest, ok = token(rest)
-		size, isNum, valid = bytesField(f[fBytes])
+		f[l.bytes], rest, ok = token(rest)
+		size, isNum, valid = bytesField(f[l.bytes])
 	}
 	if !valid {
-		return ReasonBytes
+		return nil, false, ReasonBytes
 	}
-	e.known(fBytes, size, isNum)
+	e.known(l.bytes, size, isNum)
 	if !combined {
-		if ok {
-			return ReasonFormat // something follows the last field
-		}
-		return ""
+		return rest, ok, ""
 	}
 	if !ok {
-		return ReasonFormat
+		return nil, false, ReasonFormat
 	}
-	if f[fReferer], rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
-		return ReasonFormat
+	if f[l.referer], rest, ok = quoted(rest); !ok || len(rest) == 0 || rest[0] != ' ' {
+		return nil, false, ReasonFormat
 	}
-	if f[fAgent], rest, ok = quoted(rest[1:]); !ok || len(rest) != 0 {
-		return ReasonFormat
+	if f[l.agent], rest, ok = quoted(rest[1:]); !ok {
+		return nil, false, ReasonFormat
 	}
-	return ""
+	return rest, false, ""
 }
 
 // token returns b up to its first space and what follows that space;
@@ -155,7 +192,7 @@ func backslashesBefore(b []byte) int {
 	return n
 }
 
-// splitRequest cuts the request into method, path and proto. Apache logs
+// cutRequest cuts the request into method, path and proto. Apache logs
 // the request line as the client sent it, so not every one is
 // "METHOD TARGET PROTO": a part that cannot be told is "-", Apache's own
 // word for an absent field, and the entry still counts under its status
@@ -165,11 +202,6 @@ func backslashesBefore(b []byte) int {
 //     itself hold spaces); all three non-empty.
 //   - METHOD TARGET: an HTTP/0.9 request, proto "-".
 //   - anything else ("-", "", no space, an empty part): all three "-".
-func splitRequest(r []byte, f [][]byte) {
-	f[fMethod], f[fPath], f[fProto] = cutRequest(r)
-}
-
-// cutRequest is splitRequest's cut, for any format's request field.
 func cutRequest(r []byte) (method, path, proto []byte) {
 	first, _, _ := token(r) // the method: a few bytes
 	last := bytes.LastIndexByte(r, ' ')

@@ -97,6 +97,7 @@ type Extractor struct {
 	timeField int            // index of the time field
 	layout    layoutKind
 	clf       clfDate     // layout clf: the last date read
+	rfc       rfcDate     // layout rfc3339: the last date read
 	request   bool        // an Apache format whose request parts a metric reads
 	lf        *logFormat  // Apache, Nginx: the compiled format string
 	keys      *keyNode    // JSON: the key paths read

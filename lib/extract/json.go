@@ -46,7 +46,7 @@ func (n *keyNode) addPath(path string, field int) {
 // kid returns the step for an object key, or nil.
 func (n *keyNode) kid(key []byte) *keyNode {
 	for _, k := range n.kids {
-		if bytes.Equal(k.key, key) {
+		if len(k.key) == len(key) && bytes.Equal(k.key, key) {
 			return k
 		}
 	}
@@ -96,20 +96,13 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		if i >= len(b) || b[i] != '"' {
 			return 0, false
 		}
-		s, q, esc, ok := scanString(b, i)
+		mark := len(x.scratch)
+		key, q, ok := x.str(b, i)
 		if !ok {
 			return 0, false
 		}
-		key := b[s:q]
-		if esc {
-			mark := len(x.scratch)
-			if x.scratch, ok = unescape(x.scratch, key); !ok {
-				return 0, false
-			}
-			key = x.scratch[mark:]
-			x.scratch = x.scratch[:mark] // the key is compared, never kept
-		}
 		kid := n.kid(key)
+		x.scratch = x.scratch[:mark] // the key is compared, never kept
 		if i = skipWS(b, q+1); i >= len(b) || b[i] != ':' {
 			return 0, false
 		}
@@ -122,18 +115,27 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		if !ok {
 			return 0, false
 		}
-		if i = skipWS(b, i); i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return i + 1, true
-		default:
-			return 0, false
+		var end bool
+		if i, end, ok = afterValue(b, i, '}'); end || !ok {
+			return i, ok
 		}
 	}
+}
+
+// afterValue reads what follows a container's member at b[i]: a ',' (the
+// next member follows, at next) or the container's close (end, next after
+// it).
+func afterValue(b []byte, i int, close byte) (next int, end, ok bool) {
+	if i = skipWS(b, i); i >= len(b) {
+		return 0, false, false
+	}
+	switch b[i] {
+	case ',':
+		return skipWS(b, i+1), false, true
+	case close:
+		return i + 1, true, true
+	}
+	return 0, false, false
 }
 
 // array reads the array at b[i] ('['), reading the elements n's index
@@ -155,16 +157,9 @@ func (x *Extractor) array(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 		if !ok {
 			return 0, false
 		}
-		if i = skipWS(b, i); i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case ']':
-			return i + 1, true
-		default:
-			return 0, false
+		var end bool
+		if i, end, ok = afterValue(b, i, ']'); end || !ok {
+			return i, ok
 		}
 	}
 }
@@ -180,20 +175,9 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	var ok bool
 	switch c := b[i]; {
 	case c == '"' && n.field >= 0:
-		s, q, esc, ok := scanString(b, i)
-		if !ok {
-			return 0, false
-		}
-		v := b[s:q]
-		if esc {
-			mark := len(x.scratch)
-			if x.scratch, ok = unescape(x.scratch, v); !ok {
-				return 0, false
-			}
-			v = x.scratch[mark:]
-		}
+		v, q, ok := x.str(b, i)
 		e.Fields[n.field] = v
-		return q + 1, true
+		return q + 1, ok
 	case c == '{' && len(n.kids) > 0:
 		end, ok = x.object(b, i, n, e, depth)
 	case c == '[' && len(n.kids) > 0:
@@ -209,7 +193,7 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	case 'n':
 		v = v[:0] // null: as absent
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if bytes.ContainsAny(v, "eE") {
+		if hasExponent(v) {
 			f, err := strconv.ParseFloat(string(v), 64)
 			num := err == nil && f < maxNumber && f > -maxNumber
 			if !num {
@@ -220,6 +204,17 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	}
 	e.Fields[n.field] = v
 	return end, true
+}
+
+// hasExponent reports whether a JSON number has an exponent (a plain
+// loop: numbers are short, and bytes.IndexAny builds a set each call).
+func hasExponent(v []byte) bool {
+	for _, c := range v {
+		if c == 'e' || c == 'E' {
+			return true
+		}
+	}
+	return false
 }
 
 // skipValue returns the index after the JSON value at b[i], checking its
@@ -272,16 +267,9 @@ func skipContainer(b []byte, i, depth int, close byte, keyed bool) (int, bool) {
 		if i, ok = skipValue(b, i, depth+1); !ok {
 			return 0, false
 		}
-		if i = skipWS(b, i); i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case close:
-			return i + 1, true
-		default:
-			return 0, false
+		var end bool
+		if i, end, ok = afterValue(b, i, close); end || !ok {
+			return i, ok
 		}
 	}
 }
@@ -341,18 +329,59 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
+// str returns the string at b[i] ('"') unescaped: its bytes in b, or in
+// x.scratch when it holds escapes; q is its closing quote.
+func (x *Extractor) str(b []byte, i int) (v []byte, q int, ok bool) {
+	s, q, esc, ok := scanString(b, i)
+	if !ok || !esc {
+		return b[s:q], q, ok
+	}
+	mark := len(x.scratch)
+	if x.scratch, ok = unescape(x.scratch, b[s:q]); !ok {
+		return nil, 0, false
+	}
+	return x.scratch[mark:], q, true
+}
+
 // scanString finds the string at b[i] ('"'): its content is b[s:q], q
-// the closing quote; esc says whether it holds a backslash.
+// the closing quote; esc says whether it holds a backslash. Most of
+// JSON's strings are short keys and words, for which a plain loop beats
+// bytes.IndexByte's setup; past 16 bytes (a URI, an agent) IndexByte
+// pays.
 func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 	s = i + 1
-	for from := s; ; {
-		j := bytes.IndexByte(b[from:], '"')
-		if j < 0 {
+	j := s
+	for short := min(len(b), s+16); j < short; j++ {
+		switch b[j] {
+		case '"':
+			return s, j, esc, true
+		case '\\':
+			esc = true
+			j++
+		}
+	}
+	if esc { // rare: finish byte by byte
+		for ; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				return s, j, true, true
+			case '\\':
+				j++
+			}
+		}
+		return 0, 0, false, false
+	}
+	for from := min(j, len(b)); ; {
+		k := bytes.IndexByte(b[from:], '"')
+		if k < 0 {
 			return 0, 0, false, false
 		}
-		q = from + j
-		if backslashesBefore(b[s:q])%2 == 0 {
-			return s, q, bytes.IndexByte(b[s:q], '\\') >= 0, true
+		q = from + k
+		if bytes.IndexByte(b[from:q], '\\') >= 0 {
+			esc = true
+		}
+		if !esc || backslashesBefore(b[s:q])%2 == 0 {
+			return s, q, esc, true
 		}
 		from = q + 1
 	}

@@ -137,18 +137,32 @@ func FuzzLogfmt(f *testing.F) {
 func FuzzApacheLogFormat(f *testing.F) {
 	f.Add([]byte(`h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 12 www "1.2.3.4"`))
 	f.Add([]byte(`2001:db8::1 - - [10/Oct/2026:13:55:36 +0530] "POST /api?q=\"x\" HTTP/2.0" 201 - "-" "curl/8" 1234567 www.example.com "-"`))
-	x := newExtractor(f, apacheDurationLF)
+	f.Add([]byte(`h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 0.5 www "-"`))
+	f.Add([]byte(`h - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "-" 1234567890123456 www "-"`))
+	x, loop := newExtractor(f, apacheDurationLF), generic(f, apacheDurationLF)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkAnyExtract(t, x, line)
+		sameCut(t, x, loop, line)
+		// A number read as it is cut is Number's.
+		var e Entry
+		if x.Extract(line, &e) == "" {
+			for i, fv := range e.Fields {
+				v, ok := e.Number(i)
+				if w, wok := Number(fv); v != w || ok != wok {
+					t.Fatalf("%q: %s = %q: %v, %v as cut, Number %v, %v", line, x.names[i], fv, v, ok, w, wok)
+				}
+			}
+		}
 	})
 }
 
 func FuzzNginxLogFormat(f *testing.F) {
 	f.Add([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 502 0 "-" "-" 0.015 0.012, - : 0.100`))
 	f.Add([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "a\x22b\x5C" 0.015 0.012`))
-	x := newExtractor(f, nginxLF)
+	x, loop := newExtractor(f, nginxLF), generic(f, nginxLF)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkAnyExtract(t, x, line)
+		sameCut(t, x, loop, line)
 	})
 }
 

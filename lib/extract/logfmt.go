@@ -35,17 +35,12 @@ func (x *Extractor) logfmt(line []byte, e *Entry) string {
 		if i < len(line) && line[i] == '=' {
 			i++
 			if i < len(line) && line[i] == '"' {
-				s, q, esc, ok := scanString(line, i)
-				if !ok {
+				var q int
+				var ok bool
+				if v, q, ok = x.str(line, i); !ok {
 					return ReasonFormat
 				}
-				if v, i = line[s:q], q+1; esc {
-					mark := len(x.scratch)
-					if x.scratch, ok = unescape(x.scratch, v); !ok {
-						return ReasonFormat
-					}
-					v = x.scratch[mark:]
-				}
+				i = q + 1
 			} else {
 				vs := i
 				i = bareEnd(line, i)
@@ -56,7 +51,7 @@ func (x *Extractor) logfmt(line []byte, e *Entry) string {
 			return ReasonFormat // '"' or '=' inside a key or bare value, or glued after a quote
 		}
 		for _, k := range x.lkeys {
-			if bytes.Equal(k.key, key) {
+			if len(k.key) == len(key) && k.key[0] == key[0] && bytes.Equal(k.key, key) {
 				e.Fields[k.field] = v
 			}
 		}

@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/doc"
 )
@@ -9,7 +11,8 @@ import (
 // cut is one compiled LogFormat part: where its field goes and how it
 // ends.
 type cut struct {
-	field int // index in Entry.Fields; a request's parts follow it
+	field int // index in Entry.Fields, or -1 (Apache's %r, which has only its parts)
+	req   int // Request: the index of method; path and proto follow it
 	kind  doc.FieldKind
 	how   int  // how the field's end is found: one of the how constants
 	end   byte // the literal's first byte, which ends the field
@@ -26,19 +29,34 @@ const (
 	howLast          // the line's end
 	howStatus        // three digits then end, mostly: checked as found
 	howSize          // digits then end, mostly: read as found
+	howNumber        // a decimal then end, mostly: read as found
 )
 
 // logFormat is a compiled Apache LogFormat or nginx log_format.
 type logFormat struct {
 	prefix []byte
 	cuts   []cut
+	// A format that starts with Apache's combined (or common) layout, or
+	// nginx's combined, has its first cuts fields done by the built-in
+	// cutter: straight-line code beats a loop over cuts.
+	fast     *layout
+	combined bool // fast: the combined layout, else common
+	first    int  // fast: the cuts the built-in cutter does
 }
 
 func compileLogFormat(l *doc.LogFormat) *logFormat {
 	c := &logFormat{prefix: []byte(l.Prefix)}
 	field := 0
 	for _, p := range l.Parts {
-		k := cut{field: field, kind: p.Kind, skip: p.Skip, how: howShort}
+		k := cut{field: -1, kind: p.Kind, skip: p.Skip, how: howShort}
+		if p.Field != "" {
+			k.field = field
+			field++
+		}
+		if p.Kind == doc.Request {
+			k.req = field
+			field += 3
+		}
 		switch {
 		case p.Lit == "":
 			k.how = howLast
@@ -52,17 +70,62 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 			k.how = howStatus
 		case p.Kind == doc.Size && p.Skip == 0:
 			k.how = howSize
+		case p.Kind == doc.Numeric && p.Skip == 0:
+			k.how = howNumber // %D, $request_time
 		}
 		if p.Lit != "" {
 			k.end, k.tail = p.Lit[0], []byte(p.Lit[1:])
 		}
 		c.cuts = append(c.cuts, k)
-		field++
-		if p.Kind == doc.Request {
-			field += 3
-		}
 	}
+	c.fast, c.combined, c.first = fastLayout(l, c.cuts)
 	return c
+}
+
+// The combined layout's parts: their kinds and the literal after each
+// (the last one's literal only starts so). nginx's combined is the same
+// with its ident a literal "-".
+var (
+	combinedKinds = []doc.FieldKind{doc.Text, doc.Text, doc.Text, doc.Stamp, doc.Request, doc.Status, doc.Size, doc.Text, doc.Text}
+	combinedLits  = []string{" ", " ", " [", "] \"", "\" ", " ", " \"", "\" \"", "\""}
+	nginxKinds    = []doc.FieldKind{doc.Text, doc.Text, doc.Stamp, doc.Request, doc.Status, doc.Size, doc.Text, doc.Text}
+	nginxLits     = []string{" - ", " [", "] \"", "\" ", " ", " \"", "\" \"", "\""}
+)
+
+// fastLayout says whether a LogFormat starts with the combined layout
+// (Apache's or nginx's) or Apache's common one, and where its fields go.
+func fastLayout(l *doc.LogFormat, cuts []cut) (*layout, bool, int) {
+	if l.Prefix != "" {
+		return nil, false, 0
+	}
+	match := func(kinds []doc.FieldKind, lits []string) bool {
+		if len(l.Parts) < len(kinds) {
+			return false
+		}
+		for i, k := range kinds {
+			p := l.Parts[i]
+			last := i == len(kinds)-1
+			if p.Kind != k || p.Skip != 0 || (k == doc.Stamp && p.Layout != doc.LayoutCLF) ||
+				(!last && p.Lit != lits[i]) || (last && !strings.HasPrefix(p.Lit, lits[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	at := func(i int) int { return cuts[i].field }
+	switch {
+	case l.Server == "apache" && match(combinedKinds, combinedLits):
+		return &layout{host: at(0), ident: at(1), user: at(2), time: at(3), request: -1, method: cuts[4].req,
+			status: at(5), bytes: at(6), referer: at(7), agent: at(8)}, true, 9
+	case l.Server == "apache" && (len(l.Parts) == 7 || len(l.Parts) > 7 && strings.HasPrefix(l.Parts[6].Lit, " ")) &&
+		match(combinedKinds[:7], append(slices.Clone(combinedLits[:6]), "")):
+		return &layout{host: at(0), ident: at(1), user: at(2), time: at(3), request: -1, method: cuts[4].req,
+			status: at(5), bytes: at(6), referer: -1, agent: -1}, false, 7
+	case l.Server == "nginx" && match(nginxKinds, nginxLits):
+		return &layout{host: at(0), ident: -1, dashIdent: true, user: at(1), time: at(2), request: at(3), method: cuts[3].req,
+			status: at(4), bytes: at(5), referer: at(6), agent: at(7)}, true, 8
+	}
+	return nil, false, 0
 }
 
 // logFormat cuts line as a compiled LogFormat says: the prefix, then each
@@ -75,16 +138,37 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 	}
 	rest := line[len(lf.prefix):]
 	f := e.Fields
-	for i := range lf.cuts {
+	from := 0
+	if lf.fast != nil {
+		var more bool
+		var reason string
+		if rest, more, reason = cutCombined(rest, e, lf.fast, lf.combined, x.request); reason != "" {
+			return reason
+		}
+		from = lf.first
+		last := &lf.cuts[from-1]
+		if last.how == howLast { // common, at the line's end
+			if more || len(rest) != 0 {
+				return ReasonFormat
+			}
+			return ""
+		}
+		if !lf.combined && !more || !x.tail(last, &rest) {
+			return ReasonFormat
+		}
+	}
+	for i := from; i < len(lf.cuts); i++ {
 		c := &lf.cuts[i]
 		j := -1
 		switch c.how {
 		case howShort:
 			if len(rest) >= 2 && rest[0] == '-' && rest[1] == c.end {
-				j = 1 // "-", nearly always for ident and user: no loop
+				j = 1 // "-", nearly always for ident and user: no search
 				break
 			}
-			j = shortEnd(rest, c.end, c.skip)
+			// A text field other than "-" is mostly a name or an address
+			// (a vhost, a forwarded-for): long enough for IndexByte to pay.
+			j = longEnd(rest, c.end, c.skip)
 		case howStatus:
 			if len(rest) > 3 && rest[3] == c.end && isStatus(rest[:3]) {
 				f[c.field], rest = rest[:3], rest[4:]
@@ -104,6 +188,16 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 				return ReasonFormat
 			}
 			j = shortEnd(rest, c.end, 0)
+		case howNumber:
+			if n, v := decimalTo(rest, c.end); n > 0 {
+				f[c.field], rest = rest[:n], rest[n+1:]
+				e.known(c.field, v, true)
+				if len(c.tail) == 0 || x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
+			j = shortEnd(rest, c.end, 0)
 		case howLong:
 			j = longEnd(rest, c.end, c.skip)
 		case howQuoted:
@@ -112,23 +206,31 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 			j = listEnd(rest, c.end)
 		case howLast:
 			j = len(rest)
+			if (c.kind == doc.Status || c.kind == doc.Size || c.kind == doc.Numeric) && bytes.IndexByte(rest, ' ') >= 0 {
+				return ReasonFormat // a checked field and more after a space, as the built-in formats see it
+			}
 		}
 		if j < 0 {
 			return x.cutShort(c, rest, e)
 		}
 		v := rest[:j]
-		if c.how != howLast {
-			if rest = rest[j+1:]; !x.tail(c, &rest) {
-				return ReasonFormat
-			}
-		} else {
-			rest = rest[j:]
+		if j == 0 && c.how != howQuoted && c.kind == doc.Text {
+			return ReasonFormat // the servers write "-" for an empty unquoted field, never nothing
 		}
-		f[c.field] = v
+		if c.field >= 0 {
+			f[c.field] = v
+		}
+		// A field is checked before the literal after it, as the built-in
+		// formats check theirs: the same line drops for the same reason.
 		if c.kind != doc.Text {
 			if reason := x.check(c, v, e); reason != "" {
 				return reason
 			}
+		}
+		if c.how == howLast {
+			rest = rest[j:]
+		} else if rest = rest[j+1:]; len(c.tail) != 0 && !x.tail(c, &rest) {
+			return ReasonFormat
 		}
 	}
 	if len(rest) != 0 {
@@ -166,6 +268,35 @@ func digitsTo(b []byte, end byte) (int, uint64) {
 		m = m*10 + uint64(c-'0')
 	}
 	return 0, 0
+}
+
+// decimalTo reads the number that starts b and ends at end: digits,
+// optionally a '.' and more digits, at most exactDigits in all (what
+// Number reads exactly), returning its length and value, or 0 when b does
+// not start so (check then judges the field).
+func decimalTo(b []byte, end byte) (int, float64) {
+	var m uint64
+	i := 0
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		m = m*10 + uint64(b[i]-'0')
+	}
+	whole := i
+	switch {
+	case whole == 0 || whole > exactDigits || i == len(b):
+		return 0, 0
+	case b[i] == end:
+		return i, float64(m) // an integer: %D, most of all
+	case b[i] != '.':
+		return 0, 0
+	}
+	for i++; i < len(b) && isDigit(b[i]); i++ {
+		m = m*10 + uint64(b[i]-'0')
+	}
+	frac := i - whole - 1
+	if frac == 0 || whole+frac > exactDigits || i == len(b) || b[i] != end {
+		return 0, 0
+	}
+	return i, float64(m) / pow10[frac]
 }
 
 // shortEnd returns the index of the first end byte of b after skip
@@ -282,9 +413,9 @@ func (x *Extractor) check(c *cut, v []byte, e *Entry) string {
 	case doc.Request:
 		f := e.Fields
 		if x.request {
-			f[c.field+1], f[c.field+2], f[c.field+3] = cutRequest(v)
+			f[c.req], f[c.req+1], f[c.req+2] = cutRequest(v)
 		} else {
-			f[c.field+1], f[c.field+2], f[c.field+3] = dash, dash, dash
+			f[c.req], f[c.req+1], f[c.req+2] = dash, dash, dash
 		}
 	}
 	return ""

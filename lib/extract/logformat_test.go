@@ -63,7 +63,7 @@ func TestApacheLogFormatNamesEachDirectivesField(t *testing.T) {
 	if r := x.Extract([]byte(line), &e); r != "" {
 		t.Fatalf("Extract = %q", r)
 	}
-	want := map[string]string{"host": "2001:db8::1", "request": `POST /api?q=\"x\" HTTP/2.0`, "status": "201",
+	want := map[string]string{"host": "2001:db8::1", "status": "201",
 		"bytes": "-", "agent": "curl/8", "duration_us": "1234567", "vhost": "www.example.com", "x_forwarded_for": "-"}
 	for k, v := range want {
 		if i := x.Field(k); i < 0 || string(e.Fields[i]) != v {
@@ -210,5 +210,64 @@ func BenchmarkExtractLogFormats(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// generic returns an extractor for text whose LogFormat is cut by the
+// loop over its parts only, not by the built-in cutter for its start.
+func generic(t testing.TB, text string) *Extractor {
+	x := newExtractor(t, text)
+	if x.lf.fast == nil {
+		t.Fatalf("%s: no fast layout", text)
+	}
+	x.lf.fast = nil
+	return x
+}
+
+// sameCut fails when two extractors cut line differently.
+func sameCut(t testing.TB, a, b *Extractor, line []byte) {
+	var ea, eb Entry
+	ra, rb := a.Extract(line, &ea), b.Extract(line, &eb)
+	if ra != rb {
+		t.Fatalf("%q: built-in cutter %q, loop %q", line, ra, rb)
+	}
+	if ra != "" {
+		return
+	}
+	for i := range ea.Fields {
+		va, oka := ea.Number(i)
+		vb, okb := eb.Number(i)
+		if !bytes.Equal(ea.Fields[i], eb.Fields[i]) || va != vb || oka != okb || ea.Time != eb.Time {
+			t.Fatalf("%q: %s %q (%v) by the built-in cutter, %q (%v) by the loop", line, a.names[i], ea.Fields[i], va, eb.Fields[i], vb)
+		}
+	}
+}
+
+// The formats that start with the combined or common layout are cut by the
+// built-in cutter for that start: it cuts every line as the loop over the
+// parts does.
+func TestTheBuiltinCutterForAFormatsStartCutsAsTheLoopDoes(t *testing.T) {
+	common := "format apache common\nwindow 1s\nmetric r count by=method\n"
+	commonMore := "format apache \"%h %l %u %t \\\"%r\\\" %>s %b %D\"\nwindow 1s\nmetric r count by=method\n"
+	nginxDoc := strings.Replace(nginxLF, "by=method", "by=method,path,proto", 1)
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		doc   string
+		lines []string
+	}{
+		{apacheDurationLF, []string{`2001:db8::1 - - [10/Oct/2026:13:55:36 +0530] "POST /api?q=\"x\" HTTP/2.0" 201 - "-" "curl/8" 1234567 www.example.com "-"`}},
+		{apacheCombinedLF, []string{goodLine, goodLine + " ", goodLine + `"`}},
+		{common, []string{`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5`, `h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 `}},
+		{commonMore, []string{`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 17`, `h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5`}},
+		{nginxDoc, []string{`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 502 0 "-" "-" 0.015 0.012, - : 0.100`,
+			`10.0.0.1 x - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 502 0 "-" "-" 0.015 0.012`}},
+	} {
+		fast, loop := newExtractor(t, c.doc), generic(t, c.doc)
+		for _, l := range c.lines {
+			sameCut(t, fast, loop, []byte(l))
+			for range 300 {
+				sameCut(t, fast, loop, []byte(l[:r.IntN(len(l)+1)]))
+			}
+		}
 	}
 }

@@ -54,7 +54,11 @@ func (x *Extractor) time(b []byte) (int64, bool) {
 	case layoutUnixUs:
 		return parseUnitFrac(b, int64(time.Microsecond))
 	case layoutRFC3339:
-		// RFC3339 also reads an optional fractional second when parsing.
+		if ns, ok := x.rfc.parse(b); ok {
+			return ns, true
+		}
+		// What the hand-written reader does not take, time.Parse judges
+		// (RFC3339 also reads an optional fractional second when parsing).
 		return goTime(time.Parse(time.RFC3339, string(b)))
 	}
 	return goTime(time.Parse(x.d.Layout, string(b))) // UTC unless the layout has a zone
@@ -231,32 +235,7 @@ func daysFromCivil(year, month, day int) int64 {
 // parseUnix reads seconds since the epoch with an optional fraction
 // ("1700000000", "1700000000.123"); digits past nanoseconds are dropped.
 func parseUnix(b []byte) (int64, bool) {
-	i := 0
-	var sec int64
-	for ; i < len(b) && isDigit(b[i]); i++ {
-		if sec = sec*10 + int64(b[i]-'0'); sec >= maxSec {
-			return 0, false
-		}
-	}
-	if i == 0 {
-		return 0, false
-	}
-	ns := sec * int64(time.Second)
-	if i == len(b) {
-		return ns, true
-	}
-	if b[i] != '.' || i == len(b)-1 {
-		return 0, false
-	}
-	scale := int64(time.Second)
-	for _, c := range b[i+1:] {
-		if !isDigit(c) {
-			return 0, false
-		}
-		scale /= 10
-		ns += int64(c-'0') * scale
-	}
-	return ns, true
+	return parseUnitFrac(b, int64(time.Second))
 }
 
 // parseUnitFrac reads units (of unit nanoseconds) since the epoch, with
@@ -280,13 +259,91 @@ func parseUnitFrac(b []byte, unit int64) (int64, bool) {
 	if b[i] != '.' || i == len(b)-1 {
 		return 0, false
 	}
-	scale := unit
+	// The fraction's first digits, as many as reach a nanosecond, read
+	// as one integer: a division a digit costs more than the rest.
+	digits := 0 // of a unit that are whole nanoseconds: 9 for seconds
+	for u := unit; u > 1; u /= 10 {
+		digits++
+	}
+	var frac int64
+	read := 0
 	for _, c := range b[i+1:] {
 		if !isDigit(c) {
 			return 0, false
 		}
-		scale /= 10
-		ns += int64(c-'0') * scale
+		if read < digits {
+			frac = frac*10 + int64(c-'0')
+			read++
+		}
 	}
-	return ns, true
+	for ; read < digits; read++ {
+		frac *= 10
+	}
+	return ns + frac, true
+}
+
+// rfcDate is clfDate's date cache for RFC 3339 times (yyyy-mm-dd).
+type rfcDate struct {
+	date [10]byte
+	secs int64
+	set  bool
+}
+
+// parse reads the common RFC 3339 form by hand, without allocating:
+//
+//	2026-10-10T13:55:36[.fraction](Z|+hh:mm|-hh:mm)
+//
+// ok is false for anything else (time.Parse then judges it), and for an
+// out-of-range element, which time.Parse refuses too.
+func (c *rfcDate) parse(b []byte) (int64, bool) {
+	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	if !c.set || string(b[:10]) != string(c.date[:]) {
+		year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
+		if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+			return 0, false
+		}
+		copy(c.date[:], b[:10])
+		c.secs, c.set = daysFromCivil(year, month, day)*86400, true
+	}
+	hour, minute, sec := num(b[11:13]), num(b[14:16]), num(b[17:19])
+	if hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return 0, false
+	}
+	i, frac := 19, int64(0)
+	if b[i] == '.' {
+		read := 0
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+			if read < 9 { // digits past a nanosecond are dropped
+				frac = frac*10 + int64(b[i]-'0')
+				read++
+			}
+		}
+		if i == 20 { // a dot without digits
+			return 0, false
+		}
+		for ; read < 9; read++ {
+			frac *= 10
+		}
+	}
+	var zone int64
+	switch z := b[i:]; {
+	case len(z) == 1 && z[0] == 'Z':
+	case len(z) == 6 && (z[0] == '+' || z[0] == '-') && z[3] == ':':
+		zh, zm := num(z[1:3]), num(z[4:6])
+		if zh < 0 || zh > 23 || zm < 0 || zm > 59 {
+			return 0, false
+		}
+		if zone = int64(zh*3600 + zm*60); z[0] == '+' {
+			zone = -zone
+		}
+	default:
+		return 0, false
+	}
+	s := c.secs + int64(hour*3600+minute*60+sec) + zone
+	if s < minSec || s >= maxSec-1 {
+		return 0, false
+	}
+	return s*int64(time.Second) + frac, true
 }

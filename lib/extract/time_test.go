@@ -76,6 +76,7 @@ func TestExtractReadsEachTimeLayout(t *testing.T) {
 		{"rfc3339", "2026-10-10T15:55:36.25+02:00"},
 		{"unix", "1791640536.25"},
 		{"unix", "1791640536.250000000999"},
+		{"unix", "1791640536.2500000009"},
 		{"unixms", "1791640536250"},
 		{"unixms", "1791640536250.0000001"},
 		{"unixus", "1791640536250000"},
@@ -122,4 +123,21 @@ func TestExtractRefusesTimesThatDoNotParse(t *testing.T) {
 			t.Errorf("layout %s: Extract(%q) = %q, want %q", c.layout, c.value, r, ReasonTime)
 		}
 	}
+}
+
+// FuzzRFC3339 checks that every time the hand-written reader accepts,
+// time.Parse reads as the same instant, and that one it accepts
+// time.Parse does not is none.
+func FuzzRFC3339(f *testing.F) {
+	f.Add([]byte("2026-10-10T13:55:36Z"))
+	f.Add([]byte("2026-10-10T13:55:36.123456789123+05:30"))
+	f.Add([]byte("2000-02-29T23:59:59-23:59"))
+	var c rfcDate
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := c.parse(b)
+		want, err := time.Parse(time.RFC3339, string(b))
+		if ok && (err != nil || want.UnixNano() != got) {
+			t.Fatalf("parse(%q) = %v; time.Parse says %v, %v", b, time.Unix(0, got).UTC(), want.UTC(), err)
+		}
+	})
 }

@@ -85,6 +85,13 @@ func (c *checkpoint) moved() bool {
 	return !slices.Equal(c.led.offsets(nil), c.start)
 }
 
+// join takes the run's streams, one more joined mid-run, and has its mark
+// saved at the next save, so that a restart resumes it too.
+func (c *checkpoint) join(streams []*stream) {
+	c.streams = streams
+	c.saved = append(c.saved, -1)
+}
+
 // unsaved reports whether a report moved an offset past the cursor file,
 // or the signature of the generation holding an offset grew past the one
 // in the cursor file (its first bytes were read since): a cursor whose
@@ -169,6 +176,6 @@ func (c *checkpoint) saveStart() error {
 // mark sets every store's cursor mark to its last reported offset.
 func (c *checkpoint) mark() {
 	for i, s := range c.streams {
-		c.cur[s.ID] = cursor.Mark{Offset: c.offs[i], Gen: s.r.GenAt(c.offs[i])}
+		c.cur[s.ID] = cursor.Mark{Offset: c.offs[i], Gen: s.r.GenAt(c.offs[i]), Gens: s.r.Recorded()}
 	}
 }

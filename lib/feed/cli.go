@@ -23,8 +23,18 @@ Without --follow, each store is read to its end, "end id=" is sent for each,
 and feed exits when the consumer does. A signal or --max stops it without
 "end": the consumer seals nothing early; run the same command to continue.
 
-Example:
-   feed --cursor web.cursor --follow web1=/var/log/apache2/access.log -- tally --run /srv/tally/web`
+A store named ID=GEN1,GEN2,…,PATH is read from its oldest generation (each
+plain or gzip, as its content says) to PATH, on one axis of positions, as if
+they were one file. --glob PATTERN names every regular file it matches as a
+store, its id the text the wildcards matched; with --follow, a new file that
+matches joins within an idle tick, and one removed ends once read. With
+--follow, a file that does not exist yet is waited for.
+
+Examples:
+   feed --cursor web.cursor --follow web1=/var/log/apache2/access.log -- tally --run /srv/tally/web
+   tally --provision --replace --doc apache-combined /srv/tally/web   # then re-derive from every generation:
+   feed --cursor web.cursor --reset web1=access.log.2.gz,access.log.1,access.log -- tally --run /srv/tally/web
+   feed --cursor c.cursor --follow --glob '/var/log/containers/*/access.log' -- tally --run /srv/tally/c`
 
 // Main runs the feed command line on os.Args and returns its exit status.
 func Main() int {
@@ -49,11 +59,13 @@ func App() *cli.App { return newApp(new(int)) }
 // in *status.
 func newApp(status *int) *cli.App {
 	app := command.Conventions(&cli.App{
-		Name:        "feed",
-		Usage:       "follow stores and hand their entries to a consumer",
-		UsageText:   "feed [options] STORE... -- CONSUMER [ARG...]\n   (STORE is PATH or ID=PATH)",
-		Description: description,
-		Flags:       flags(),
+		Name:      "feed",
+		Usage:     "follow stores and hand their entries to a consumer",
+		UsageText: "feed [options] STORE... -- CONSUMER [ARG...]\n   (STORE is PATH, ID=PATH, or ID=GEN1,…,PATH with its older generations, oldest first)",
+		// --glob's patterns may hold commas: a value is one pattern.
+		DisableSliceFlagSeparator: true,
+		Description:               description,
+		Flags:                     flags(),
 		Action: func(c *cli.Context) error {
 			opt, err := options(c)
 			if err != nil {
@@ -71,6 +83,7 @@ func newApp(status *int) *cli.App {
 
 func flags() []cli.Flag {
 	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "glob", Usage: "every regular file matching `PATTERN` (quoted from the shell) is a store, its id the text the wildcards matched; following, new ones join; repeatable"},
 		&cli.StringFlag{Name: "cursor", Usage: "persist each store's last reported offset in `FILE`, and resume from it"},
 		&cli.BoolFlag{Name: "follow", Usage: "keep following the stores as they grow (poll every 250 ms); never send end"},
 		&cli.IntFlag{Name: "batch-size", Value: 512, Usage: "at most `N` entries per batch"},
@@ -88,10 +101,14 @@ func flags() []cli.Flag {
 func options(c *cli.Context) (Options, error) {
 	args := c.Args().Slice()
 	dash := slices.Index(args, "--")
+	globs := c.StringSlice("glob")
+	if dash < 0 && len(globs) > 0 && slices.Contains(os.Args, "--") {
+		dash, args = 0, append([]string{"--"}, args...) // the stores are all --glob's
+	}
 	// The flag parser takes a "--" that directly follows the options, so
 	// "feed -q -- tally ..." arrives without it: no store was named (Main
 	// parses os.Args).
-	if dash == 0 || dash < 0 && len(args) > 0 && slices.Contains(os.Args, "--") {
+	if dash == 0 && len(globs) == 0 || dash < 0 && len(args) > 0 && slices.Contains(os.Args, "--") {
 		return Options{}, command.Usagef("feed: name at least one store before --: feed [options] STORE... -- CONSUMER [ARG...]")
 	}
 	if dash < 0 || dash+1 == len(args) {
@@ -99,6 +116,7 @@ func options(c *cli.Context) (Options, error) {
 	}
 	opt := Options{
 		Consumer:  args[dash+1:],
+		Globs:     globs,
 		Cursor:    c.String("cursor"),
 		Follow:    c.Bool("follow"),
 		BatchSize: c.Int("batch-size"),
@@ -130,17 +148,22 @@ func options(c *cli.Context) (Options, error) {
 	case opt.Stall < 0:
 		return Options{}, command.Usagef("feed: --stall must be 0 (never) or positive, not %v", opt.Stall)
 	}
+	for _, p := range globs {
+		if err := store.CheckGlob(p); err != nil {
+			return Options{}, command.Usagef("feed: --glob: %v", err)
+		}
+	}
 	seen := map[string]bool{}
 	for _, arg := range args[:dash] {
-		id, path, err := store.ParseSpec(arg)
+		sp, err := store.ParseSpec(arg)
 		if err != nil {
 			return Options{}, command.Usagef("feed: %v", err)
 		}
-		if seen[id] {
-			return Options{}, command.Usagef("feed: two stores are named %s; name them ID=PATH", id)
+		if seen[sp.ID] {
+			return Options{}, command.Usagef("feed: two stores are named %s; name them ID=PATH", sp.ID)
 		}
-		seen[id] = true
-		opt.Stores = append(opt.Stores, Store{ID: id, Path: path})
+		seen[sp.ID] = true
+		opt.Stores = append(opt.Stores, sp)
 	}
 	return opt, nil
 }

@@ -44,7 +44,7 @@ func (c *clock) pollDue(now time.Time) bool {
 // idleDue says when store s is owed an idle line: only at its live edge
 // (following, everything delivered and taken, nothing new), every idle tick.
 func (c *clock) idleDue(s *stream, led *ledger) (time.Time, bool) {
-	if !c.follow || !s.dry || s.ready || led.parked(s.i) {
+	if !c.follow || !s.dry || s.ready || s.ended || led.parked(s.i) {
 		return time.Time{}, false
 	}
 	last := s.sentAt
@@ -66,6 +66,20 @@ func (c *clock) stallDue(s *stream, led *ledger) (time.Time, bool) {
 	return last.Add(c.stall), true
 }
 
+// atPoll returns the first poll at or after t. An idle line falls due at
+// its store's own moment (its last batch or idle plus the tick); waking for
+// each, a glob of 1 000 stores at their live edge woke the loop ~1 000
+// times a second, each wake-up a pass over every store. Held to the poll,
+// the idles due meanwhile go out together (one write) at most a poll
+// interval late; their quiet= is the time measured then, so it stays true.
+func (c *clock) atPoll(t time.Time) time.Time {
+	next := c.polledAt.Add(pollEvery)
+	if !t.After(next) {
+		return next
+	}
+	return next.Add((t.Sub(next) + pollEvery - 1) / pollEvery * pollEvery)
+}
+
 // next returns the earliest of the clock's deadlines and the others given
 // (the cursor's save, the progress line); none means the loop waits for
 // reports alone.
@@ -78,7 +92,9 @@ func (c *clock) next(streams []*stream, led *ledger, others ...func() (time.Time
 	}
 	for _, s := range streams {
 		earliest(c.polledAt.Add(pollEvery), c.follow && s.dry)
-		earliest(c.idleDue(s, led))
+		if t, ok := c.idleDue(s, led); ok {
+			earliest(c.atPoll(t), true)
+		}
 		earliest(c.stallDue(s, led))
 	}
 	for _, o := range others {
@@ -110,15 +126,23 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 				continue
 			}
 			s.idleAt = now
-			quiet := now.Sub(s.entryAt).Milliseconds()
-			if err := f.write(protocol.AppendIdle(f.hdr[:0], s.ID, quiet)); err != nil {
-				return false, err
-			}
+			// One write for every idle due now: a glob of 1 000 stores at
+			// their live edge is 1 000 idle lines a tick.
+			f.idles = protocol.AppendIdle(f.idles, s.ID, now.Sub(s.entryAt).Milliseconds())
 		}
 		if due, ok := f.clock.stallDue(s, f.led); ok && !now.Before(due) {
 			s.warned = true
 			f.warn("feed: store %s has been parked for %v with no report: the consumer is holding a batch, or wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report; Python's print buffers a pipe); one that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
 		}
+	}
+	if len(f.idles) > 0 {
+		err := f.write(f.idles)
+		if f.idles = f.idles[:0]; err != nil {
+			return false, err
+		}
+	}
+	if err := f.scanGlobs(now); err != nil {
+		return false, err
 	}
 	if now.Sub(f.cp.savedAt) >= saveEvery {
 		if err := f.cp.save(now); err != nil {
@@ -132,5 +156,6 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 // nextDue returns the earliest deadline of the run; none means the loop
 // waits for reports alone.
 func (f *feeder) nextDue() (time.Time, bool) {
-	return f.clock.next(f.streams, f.led, f.cp.due, f.prog.due)
+	globs := func() (time.Time, bool) { return f.globs.due(f.opt.Follow, f.opt.IdleTick) }
+	return f.clock.next(f.streams, f.led, f.cp.due, f.prog.due, globs)
 }

@@ -43,8 +43,15 @@
 //     (its base and first bytes' CRC-32) and where the position came from,
 //     so the consumer can refuse content or a position that does not fit
 //     what it holds.
-//   - end is sent only when a one-shot run reached a store's end; a signal,
-//     --max or an error closes the consumer's stdin without it.
+//   - end is sent only when a one-shot run reached a store's end, or, for a
+//     --glob store under --follow, once its file has been gone for two
+//     scans and all it held is delivered; a signal, --max or an error
+//     closes the consumer's stdin without it.
+//   - A store joins mid-run only from a --glob scan under --follow (once an
+//     idle tick): its store line goes out before its first batch, the
+//     ledger and the checkpoint grow by it, and its id is new to the run
+//     (a file that would take a store's id, or is a store's file under
+//     another name, is named once and not read).
 //   - idle is sent only at a store's live edge: following, everything
 //     delivered and taken (window or not), and nothing new at the last poll.
 package feed

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,12 +22,14 @@ import (
 // maxBatchBytes bounds a batch's bytes; one longer entry is still a batch.
 const maxBatchBytes = 8 << 20
 
-// Store is one store to follow: its id on the protocol and its file.
-type Store struct{ ID, Path string }
+// Store is one store to follow: its id on the protocol, its file and the
+// older generations read before it (store.Spec, the command line's syntax).
+type Store = store.Spec
 
 // Options is a feed run, as the command line gives it.
 type Options struct {
 	Stores    []Store
+	Globs     []string // --glob patterns: every matching file is a store, and, following, every new one
 	Consumer  []string // argv, started without a shell
 	Cursor    string   // "": nothing is read or persisted
 	Follow    bool
@@ -57,6 +60,8 @@ type stream struct {
 	entryAt time.Time   // when the store last delivered an entry
 	warned  bool        // the stall warning is printed
 	gens    int         // generations of the store already noted
+	glob    string      // the --glob it matched; "": named on the command line
+	gone    int         // consecutive glob scans that found its file gone
 	from    string      // where the resume position came from (protocol.FromCursor, ...)
 }
 
@@ -90,6 +95,8 @@ type feeder struct {
 	stop    shutdown
 	prog    *progress
 	copied  bool // the copytruncate note is printed
+	globs   globber
+	idles   []byte // the idle lines due in a tick, written at once
 }
 
 // newFeeder returns a feeder for opt, its stores not yet opened.
@@ -145,34 +152,70 @@ func (f *feeder) open() error {
 	if replaced != nil {
 		f.note("feed: %v; --reset replaces it", replaced)
 	}
-	if err := sameFile(f.opt.Stores); err != nil {
+	stores, globbed, err := f.globs.expand(f.opt.Stores, f.opt.Globs)
+	if err != nil {
 		return err
 	}
-	ids := make([]string, len(f.opt.Stores))
-	start := make([]int64, len(f.opt.Stores))
-	now := time.Now()
-	for i, st := range f.opt.Stores {
-		m, from, err := f.resume(st)
+	if err := sameFile(stores); err != nil {
+		return err
+	}
+	ids := make([]string, len(stores))
+	start := make([]int64, len(stores))
+	for i, st := range stores {
+		s, err := f.openStream(st, i, globbed[i] != "", false)
 		if err != nil {
 			return err
 		}
-		r, err := store.Resume(st.Path, m.Offset, m.Gen, f.opt.MaxLine)
-		if err != nil {
-			return f.resumeErr(st, m, err)
-		}
-		if ok, err := r.AtLineStart(); err != nil || !ok {
-			r.Close()
-			if err == nil {
-				err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, store.Rederive)
-			}
-			return fmt.Errorf("feed: store %s: %w", st.ID, err)
-		}
-		f.streams = append(f.streams, &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: 1, from: from})
-		ids[i], start[i] = st.ID, m.Offset
+		s.glob = globbed[i]
+		f.streams = append(f.streams, s)
+		ids[i], start[i] = st.ID, s.r.Pos()
 	}
 	f.led = newLedger(ids, start)
 	f.cp.bind(f.streams, f.led, start)
 	return nil
+}
+
+// openStream opens store st, the run's i-th, at its resume position (a
+// store joining mid-run, that the cursor does not know, from its start).
+// Following, a file that does not exist yet is waited for: a note now,
+// then silence until it appears and is read from its start.
+//
+// A glob's file the cursor knows whose file was removed since, with
+// another at its path now, goes on as a new generation at the cursor's
+// position, read from its start, with a note: a glob's files come and go,
+// and refusing would stop every other store of the run.
+func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, error) {
+	m, from, err := f.resume(st, joins)
+	if err != nil {
+		return nil, err
+	}
+	opt := store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow}
+	if f.opt.Follow {
+		// At the live edge of many stores the path's stat is half the
+		// cost of a poll; a rotation waits up to a second for it.
+		opt.PathEvery = time.Second
+	}
+	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, opt)
+	var rep *store.ReplacedError
+	if globbed && errors.As(err, &rep) {
+		f.note("feed: store %s: %s is another file than the cursor's (%s): the cursor's was removed or replaced; the new one is read from its start as position %d on (the old one's lines after that position, if it had any, were not read)", st.ID, st.Path, rep.What(), m.Offset)
+		r, err = store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: store.Gen{Base: m.Offset}}, opt)
+	}
+	if err != nil {
+		return nil, f.resumeErr(st, m, err)
+	}
+	if ok, err := r.AtLineStart(); err != nil || !ok {
+		r.Close()
+		if err == nil {
+			err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, store.Rederive)
+		}
+		return nil, fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	if r.Waiting() {
+		f.note("feed: store %s: %s does not exist yet; waiting for it (it is read from its start when it appears)", st.ID, st.Path)
+	}
+	now := time.Now()
+	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens()), from: from}, nil
 }
 
 // resumeErr says why store st cannot resume at its mark m. A file that is
@@ -233,22 +276,29 @@ func sameFile(stores []Store) error {
 
 // resume returns where a store starts, and where that came from: 0 on
 // --reset, else its cursor mark, else (a store the cursor does not know)
-// --from.
-func (f *feeder) resume(st Store) (cursor.Mark, string, error) {
+// --from, or 0 when it joins mid-run.
+func (f *feeder) resume(st Store, joins bool) (cursor.Mark, string, error) {
 	if m, ok := f.cp.cur[st.ID]; ok && !f.opt.Reset {
 		return m, protocol.FromCursor, nil
 	}
 	if err := f.renamed(st); err != nil {
 		return cursor.Mark{}, "", err
 	}
-	if !f.opt.FromEnd || f.opt.Reset {
+	if !f.opt.FromEnd || f.opt.Reset || joins {
 		return cursor.Mark{}, protocol.FromStart, nil
+	}
+	base, err := store.HistoryEnd(st)
+	if err != nil {
+		return cursor.Mark{}, "", fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	if _, err := os.Stat(st.Path); errors.Is(err, fs.ErrNotExist) && f.opt.Follow {
+		return cursor.Mark{Offset: base}, protocol.FromEnd, nil // waited for: read from its start
 	}
 	pos, err := store.EndOfLastLine(st.Path)
 	if err != nil {
 		return cursor.Mark{}, "", fmt.Errorf("feed: store %s: %w", st.ID, err)
 	}
-	return cursor.Mark{Offset: pos}, protocol.FromEnd, nil
+	return cursor.Mark{Offset: base + pos}, protocol.FromEnd, nil
 }
 
 // renamed refuses a store the cursor does not know by its id but follows
@@ -309,8 +359,7 @@ func (f *feeder) loop() error {
 	var b []byte
 	b = protocol.AppendHello(b, window)
 	for _, s := range f.streams {
-		g := s.r.GenAt(s.r.Pos())
-		b = protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
+		b = appendStore(b, s)
 	}
 	if err := f.write(b); err != nil {
 		return err
@@ -473,6 +522,13 @@ func (f *feeder) prepare() error {
 func (f *feeder) noteRotations(s *stream) {
 	gens := s.r.Gens()
 	for _, g := range gens[s.gens:] {
+		switch g.Cause {
+		case "older", "open", "created":
+			continue // the generations named, read in turn; a file waited for
+		case "waiting":
+			f.note("feed: store %s: its older generations are read; %s does not exist yet; waiting for it (it is read from its start when it appears)", s.ID, s.Path)
+			continue
+		}
 		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, s.Path, g.Base)
 		if g.Skipped != "" {
 			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; re-derive with tally --provision --replace and feed --reset, or run feed with less lag", s.ID, g.Skipped)

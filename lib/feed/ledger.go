@@ -43,6 +43,16 @@ func newLedger(ids []string, start []int64) *ledger {
 	return l
 }
 
+// add declares store id, joining mid-run at start, as the last index.
+func (l *ledger) add(id string, start int64) {
+	l.ids[id] = len(l.offset)
+	for _, p := range []*[]int64{&l.delivered, &l.owed, &l.offset, &l.taken} {
+		*p = append(*p, start)
+	}
+	l.reportAt = append(l.reportAt, time.Time{})
+	l.window = append(l.window, 0) // none asked yet: the park
+}
+
 // deliver records, before the bytes are written, that store i is sent up to
 // end; batch says whether they are entries the consumer must take.
 func (l *ledger) deliver(i int, end int64, batch bool) {

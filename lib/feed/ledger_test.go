@@ -2,6 +2,7 @@ package feed
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -174,5 +175,26 @@ func TestAWindowIsNoLargerThanFeedOffered(t *testing.T) {
 	}
 	if l.full(0, window-200) || !l.full(0, window-199) {
 		t.Fatalf("a window asked for over the offer is not the offer of %d bytes", window)
+	}
+}
+
+func TestAStoreAddedMidRunIsParkedUntilTakenAndItsReportsAreValid(t *testing.T) {
+	l := newLedger([]string{"a"}, []int64{0})
+	l.add("b", 0)
+	l.deliver(1, 10, true)
+	if !l.parked(1) || l.parked(0) {
+		t.Fatal("the added store is not parked on its batch, or the first one is")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.WriteString("progress id=b offset=10\n")
+	w.Close()
+	syscall.SetNonblock(int(r.Fd()), true)
+	l.pump(int(r.Fd()))
+	if err, _ := l.status(); err != nil || l.parked(1) || l.offset[1] != 10 {
+		t.Fatalf("after the report: %v, parked %v, offset %d", err, l.parked(1), l.offset[1])
 	}
 }

@@ -143,3 +143,15 @@ func TestPlotCombinesBucketsByKindWhenTheyOutnumberTheColumns(t *testing.T) {
 		t.Errorf("20 buckets of 1m in 10 columns: want bars of 2m summing two buckets each:\n%s", r.stdout)
 	}
 }
+
+func TestAPlotLabelsAFractionToFourSignificantDigits(t *testing.T) {
+	const fractions = `2026-10-10T13:55:00Z latency 0.022584745762711866
+seal 2026-10-10T13:55:00Z width=10s entries=1 at=web:100
+2026-10-10T13:55:10Z latency 0.01819078947368421
+seal 2026-10-10T13:55:10Z width=10s entries=1 at=web:200
+`
+	r := tgread(t, fractions, "--plot", "--width", "30", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, "latency  min 0.01819  max 0.02258") || !strings.Contains(r.stdout, "0.02258 ┤") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -20,6 +20,17 @@
 //     directory it is read first, otherwise the store was replaced and is
 //     refused, as is a file shorter than the resume position: never silently
 //     re-read from 0 or skipped.
+//   - A store named with its history (Spec.History, oldest first) reads each
+//     older generation once, from its start, decompressed when its first
+//     bytes are gzip's, each placed where the one before ended, then Path:
+//     positions are those of the files concatenated. A cursor records them
+//     (Recorded: base and a CRC-32 of the first SigSpan bytes, decompressed,
+//     so content and not the file), and the next list must match the record
+//     in order (leading ones may go, newer ones come after it); a missing
+//     middle generation or other first bytes are a *ListError naming it.
+//   - With Options.Wait a file that does not exist yet is no error: the
+//     Reader hands out nothing until it appears, then reads it from its
+//     start at the position where waiting began.
 //   - Reads are large (readSize bytes at a time) and chunk data is a slice of
 //     the read buffer, so the hot path makes no per-line syscall and no copy.
 //     Source tells when the file still holds a chunk's bytes, so that they

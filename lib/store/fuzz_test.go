@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/protocol"
 )
 
 // FuzzNext: over any file, any longest line and any chunk size, the chunks
@@ -60,6 +64,55 @@ func FuzzNext(f *testing.F) {
 		}
 		if want := int64(bytes.LastIndexByte(content, '\n') + 1); pos != want {
 			t.Fatalf("read up to %d, want the end of the last line, %d", pos, want)
+		}
+	})
+}
+
+// FuzzParseSpec: whatever the argument, ParseSpec either refuses it or
+// gives a valid id and non-empty, distinct files whose list, rejoined, is
+// the argument.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"a.log", "web=a.1,a", "web=a.3.gz,a.2.gz,a.1,/var/log/a", "/x=y/a,b", "w=,", "w=a,a", "=a", "a b=c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		s, err := ParseSpec(arg)
+		if err != nil {
+			return
+		}
+		if !protocol.ValidID(s.ID) {
+			t.Fatalf("ParseSpec(%q) gave id %q", arg, s.ID)
+		}
+		files := s.Files()
+		for i, p := range files {
+			if p == "" || slices.Contains(files[:i], p) {
+				t.Fatalf("ParseSpec(%q) gave files %q", arg, files)
+			}
+		}
+		if len(s.History) > 0 && arg != s.ID+"="+strings.Join(files, ",") {
+			t.Fatalf("ParseSpec(%q) = %+v, which is not the argument", arg, s)
+		}
+		if len(s.History) == 0 && arg != s.Path && arg != s.ID+"="+s.Path {
+			t.Fatalf("ParseSpec(%q) = %+v, which is not the argument", arg, s)
+		}
+	})
+}
+
+// FuzzGlobID: for any well-formed glob and any name it matches, the id is a
+// valid one.
+func FuzzGlobID(f *testing.F) {
+	f.Add("*.log", "a.log")
+	f.Add("x[]]*\\*?", "x]yy*z")
+	f.Add("web[^0-9]-*", "webA-\xff")
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		if strings.Contains(pattern, "/") || strings.Contains(name, "/") {
+			return
+		}
+		if ok, err := filepath.Match(pattern, name); err != nil || !ok {
+			return
+		}
+		if id := GlobID("/d/"+pattern, "/d/"+name); !protocol.ValidID(id) {
+			t.Fatalf("GlobID(%q, %q) = %q, not an id", pattern, name, id)
 		}
 	})
 }

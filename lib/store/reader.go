@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
+	"slices"
 	"syscall"
+	"time"
 )
 
 // readSize is the size of one read: 1 MiB amortises the syscall over
@@ -31,19 +34,30 @@ const (
 // The buffer holds readSize+maxLine+1 bytes, so that after moving a partial
 // line (at most maxLine bytes, else it is being skipped) to the front there is
 // always room for one full read. gens lists the generations met, oldest first;
-// the last is the file f, whose byte k is at position gens[last].Base+k.
+// the last is the file f, whose byte k is at position gens[last].Base+k (or
+// olds[0], decompressed, while older generations are read; or none yet, f
+// nil, while the file at path is waited for).
 type Reader struct {
-	f        *os.File
-	path     string
-	gens     []Gen
-	maxLine  int
-	buf      []byte
-	start    int
-	end      int
-	pos      int64
-	skipFrom int64         // >= 0 while streaming past a line over maxLine: where it began
-	held     Chunk         // an unterminated line cut by a rotation, handed out next
-	sigBuf   [SigSpan]byte // holds' read of the first bytes
+	f         *os.File
+	path      string
+	gens      []Gen
+	maxLine   int
+	buf       []byte
+	start     int
+	end       int
+	pos       int64
+	skipFrom  int64         // >= 0 while streaming past a line over maxLine: where it began
+	held      Chunk         // an unterminated line cut by a rotation, handed out next
+	sigBuf    [SigSpan]byte // holds' read of the first bytes
+	wait      bool          // f is nil until the file at path exists: read it from its start then
+	history   bool          // the store was named with its older generations: Recorded lists them
+	olds      []*older      // older generations not yet read to their end, the one being read first (f is nil)
+	drop      int64         // the bytes before this position are read and dropped
+	dropIn    bool          // drop lies inside olds[0]: the generation a cursor holds
+	dropNL    bool          // the last byte dropped must be a '\n' (AtLineStart)
+	pathEvery time.Duration // Options.PathEvery
+	pathAt    time.Time     // when unchanged last looked at the path
+	ids       []GenID       // history: the generations before the first one read
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
@@ -61,17 +75,156 @@ func Open(path string, pos int64, maxLine int) (*Reader, error) {
 }
 
 // Resume opens the store at path for reading from pos, which lies in
-// generation g (a zero g: the file at path, from position 0). When the file
-// at path is no longer g, g's file is looked for under another name in the
-// same directory (a rotation while feed was down) and read first; otherwise
-// the store was replaced and is refused with a *ReplacedError. A file shorter
-// than pos is refused with a *ShorterError: it was truncated or replaced.
+// generation g (a zero g: the file at path, from position 0): ResumeSpec of
+// a store named by its path alone.
 func Resume(path string, pos int64, g Gen, maxLine int) (*Reader, error) {
-	if maxLine < 1 {
-		return nil, fmt.Errorf("store: the longest line must be at least 1 byte, not %d", maxLine)
+	return ResumeSpec(Spec{Path: path}, Where{Pos: pos, Gen: g}, Options{MaxLine: maxLine})
+}
+
+// Options are how a Reader reads.
+type Options struct {
+	MaxLine int  // the longest entry; a longer line is a Skip
+	Wait    bool // a store file that does not exist yet is waited for, not an error
+	// PathEvery, when not 0, is how often at most a Reader at the end of
+	// its file looks at the path for a rotation (0: at every read).
+	PathEvery time.Duration
+}
+
+// Where is where reading a store resumes, as its cursor recorded it.
+type Where struct {
+	Pos  int64
+	Gen  Gen     // the generation holding Pos; zero: the store's first file, from Pos
+	Gens []GenID // Recorded, for a store named with its history; nil: none
+}
+
+// ResumeSpec opens store s for reading from w.Pos.
+//
+// Named with its history, the store's older generations are read first,
+// oldest first, each from its start, then Path, on one axis: each file
+// begins where the one before ended. A cursor's w.Gens must match them
+// (see align) and reading resumes inside the generation holding w.Pos;
+// before w.Pos its bytes are read and dropped.
+//
+// The file at Path is resumed as Resume always did: when it is no longer
+// w.Gen, w.Gen's file is looked for under another name in the same
+// directory (a rotation while feed was down) and read first; otherwise the
+// store was replaced and is refused with a *ReplacedError. A file shorter
+// than w.Pos is refused with a *ShorterError: it was truncated or replaced.
+// With o.Wait, a file at Path that does not exist yet (and that no cursor
+// knows) is read from its start once it does.
+func ResumeSpec(s Spec, w Where, o Options) (*Reader, error) {
+	if o.MaxLine < 1 {
+		return nil, fmt.Errorf("store: the longest line must be at least 1 byte, not %d", o.MaxLine)
 	}
-	if pos < g.Base {
-		return nil, fmt.Errorf("store: position %d of %s lies before its generation, which starts at %d; fix or remove the cursor", pos, path, g.Base)
+	if w.Pos < w.Gen.Base {
+		return nil, fmt.Errorf("store: position %d of %s lies before its generation, which starts at %d; fix or remove the cursor", w.Pos, s.Path, w.Gen.Base)
+	}
+	if len(s.History) == 0 {
+		return resumePath(s.Path, w.Pos, w.Gen, o)
+	}
+	if _, err := os.Stat(s.Path); err != nil && !(o.Wait && errors.Is(err, fs.ErrNotExist)) {
+		return nil, fmt.Errorf("store: %w", pathErr(s.Path, err))
+	}
+	olds := make([]*older, len(s.History))
+	for i, p := range s.History {
+		var err error
+		if olds[i], err = openOlder(p); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	first, base, err := resumeAt(s, olds, w)
+	if err != nil {
+		return nil, err
+	}
+	// The generations before the first one read stay in the record, so
+	// that the next run's list is matched against them too.
+	var at []int
+	if w.Gens != nil {
+		at, _ = align(s.ID, olds, w.Gens) // resumeAt checked it
+	}
+	var prefix []GenID
+	for i, o := range olds[:first] {
+		if at != nil && at[i] >= 0 {
+			prefix = append(prefix, w.Gens[at[i]])
+		} else {
+			prefix = append(prefix, o.id(-1))
+		}
+	}
+	var r *Reader
+	if first == len(olds) {
+		if r, err = resumePath(s.Path, w.Pos, w.Gen, o); err != nil {
+			return nil, err
+		}
+	} else {
+		r = newReader(s.Path, w.Pos, o)
+		r.olds, r.pos, r.drop, r.dropIn = olds[first:], base, w.Pos, w.Gen.Known()
+		if err := r.beginOlder(base); err != nil {
+			return nil, err
+		}
+	}
+	r.history, r.ids = true, prefix
+	return r, nil
+}
+
+// resumeAt returns where reading a store named with its history begins:
+// the index in olds of the generation holding w.Pos (len(olds): the file at
+// Path) and the position of its first byte.
+func resumeAt(s Spec, olds []*older, w Where) (int, int64, error) {
+	if w.Gens == nil {
+		if w.Gen.Known() {
+			return len(olds), 0, nil // a cursor of the store named by its path alone
+		}
+		return 0, 0, nil
+	}
+	at, err := align(s.ID, olds, w.Gens)
+	if err != nil {
+		return 0, 0, err
+	}
+	k := slices.IndexFunc(w.Gens, func(id GenID) bool {
+		return w.Gen.Known() && id.Base == w.Gen.Base && id.SigLen == w.Gen.SigLen && id.Sig == w.Gen.Sig
+	})
+	if k < 0 {
+		// Waiting for Path past the history: its generations are read again.
+		return 0, max(w.Gens[max(at[0], 0)].Base, 0), nil
+	}
+	if t := slices.Index(at, k); t >= 0 {
+		return t, w.Gen.Base, nil
+	}
+	switch last := slices.Max(at); {
+	case at[0] > k:
+		return 0, 0, &ListError{ID: s.ID, Why: fmt.Sprintf("the cursor is inside %s, which the list no longer names (it begins with %s, a later one)", w.Gens[k].what(), olds[0].path)}
+	case last >= 0 && k > last+1:
+		return 0, 0, &ListError{ID: s.ID, Why: fmt.Sprintf("a middle generation is missing: the cursor recorded %s between %s and the one it is inside", w.Gens[last+1].what(), olds[len(olds)-1].path)}
+	}
+	return len(olds), 0, nil
+}
+
+// pathErr says what a failed stat of a store's file means.
+func pathErr(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s does not exist; name a log file as PATH or ID=PATH, or run feed with --follow to wait for it (%w)", path, err)
+	}
+	return err
+}
+
+// newReader returns a Reader of the file at path from pos, with no file open yet.
+func newReader(path string, pos int64, o Options) *Reader {
+	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery,
+		buf: make([]byte, readSize+o.MaxLine+1)}
+}
+
+// resumePath opens the file at path for reading from pos, which lies in
+// generation g (a zero g: the file at path, from position 0).
+func resumePath(path string, pos int64, g Gen, o Options) (*Reader, error) {
+	if !g.Known() && o.Wait {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			if pos != g.Base {
+				return nil, &ShorterError{Path: path, Size: g.Base, Pos: pos}
+			}
+			r := newReader(path, pos, o)
+			r.gens = []Gen{{Base: pos, Cause: "waiting"}}
+			return r, nil
+		}
 	}
 	f, err := locate(path, g)
 	if err != nil {
@@ -100,8 +253,9 @@ func Resume(path string, pos int64, g Gen, maxLine int) (*Reader, error) {
 		f.Close()
 		return nil, &ShorterError{Path: path, Size: g.Base + fi.Size(), Pos: pos}
 	}
-	return &Reader{f: f, path: path, gens: []Gen{g}, maxLine: maxLine, pos: pos, skipFrom: -1,
-		buf: make([]byte, readSize+maxLine+1)}, nil
+	r := newReader(path, pos, o)
+	r.f, r.gens = f, []Gen{g}
+	return r, nil
 }
 
 // Pos returns the position after the last chunk returned.
@@ -109,7 +263,7 @@ func (r *Reader) Pos() int64 {
 	if r.skipFrom >= 0 {
 		return r.skipFrom
 	}
-	return r.pos
+	return max(r.pos, r.drop) // resuming inside an older generation: from where it resumes
 }
 
 // gen returns the generation being read.
@@ -131,7 +285,23 @@ func (r *Reader) GenAt(pos int64) Gen {
 }
 
 // Behind returns how many bytes of the file being read are not yet handed out.
+//
+// While older generations are read it counts their files' sizes, which for
+// gzip are compressed bytes: a figure for a progress line, not a position.
 func (r *Reader) Behind() (int64, error) {
+	if len(r.olds) > 0 {
+		n := int64(r.end - r.start)
+		for _, o := range r.olds {
+			n += o.size
+		}
+		if fi, err := os.Stat(r.path); err == nil {
+			n += fi.Size()
+		}
+		return n, nil
+	}
+	if r.f == nil {
+		return 0, nil
+	}
 	fi, err := r.f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("store: %w", err)
@@ -158,7 +328,7 @@ const sourceFrom = 1 << 20
 // chunk of hundreds of entries.
 func (r *Reader) Source(c Chunk) (f *os.File, off int64, ok bool) {
 	g := r.gen()
-	if c.Entries == 0 || c.Offset-g.Base < sourceFrom || !r.holds(c.End) {
+	if r.f == nil || c.Entries == 0 || c.Offset-g.Base < sourceFrom || !r.holds(c.End) {
 		return nil, 0, false
 	}
 	return r.f, c.Offset - g.Base, true
@@ -181,7 +351,39 @@ func (r *Reader) holds(end int64) bool {
 }
 
 // Close closes the store file.
-func (r *Reader) Close() error { return r.f.Close() }
+func (r *Reader) Close() error {
+	for _, o := range r.olds {
+		o.close()
+	}
+	if r.f == nil {
+		return nil
+	}
+	return r.f.Close()
+}
+
+// Waiting says whether the file at the store's path is waited for: it did
+// not exist when last looked for (Options.Wait).
+func (r *Reader) Waiting() bool { return r.f == nil && len(r.olds) == 0 }
+
+// Recorded returns what a cursor records of a store named with its
+// history, for ResumeSpec to match the next run's list against: every
+// generation of the axis known, oldest first (those not yet reached with
+// Base -1). nil for a store named by its path alone.
+func (r *Reader) Recorded() []GenID {
+	if !r.history {
+		return nil
+	}
+	out := slices.Clone(r.ids)
+	for _, g := range r.gens {
+		if g.Known() {
+			out = append(out, GenID{Base: g.Base, SigLen: g.SigLen, Sig: g.Sig})
+		}
+	}
+	for _, o := range r.olds[min(1, len(r.olds)):] {
+		out = append(out, o.id(-1))
+	}
+	return out
+}
 
 // Next returns the next chunk: at most maxEntries entries and about maxBytes
 // bytes (always at least one whole entry), or a skip; ok is false when no
@@ -312,6 +514,14 @@ func (r *Reader) fill() (got bool, err error) {
 		r.start = 0
 	}
 	next := r.pos + int64(r.end-r.start)
+	switch {
+	case len(r.olds) > 0:
+		return r.fillOlder(next)
+	case r.f == nil:
+		return r.appear(next)
+	case r.unchanged(next):
+		return false, nil
+	}
 	// The file may have been truncated and refilled past next since the
 	// last read (a copytruncate while a backlog is read, not only at the
 	// end): it is checked before every read, and again after it, since a
@@ -335,6 +545,36 @@ func (r *Reader) fill() (got bool, err error) {
 		return false, fmt.Errorf("store: %w", err)
 	}
 	return r.rotate(next)
+}
+
+// unchanged says, in two syscalls, that there is nothing to read at
+// position next: the file is exactly as long as what was read, and the
+// path still names it (no rotation). At the live edge nearly every poll
+// finds that, and the checks and the read below cost five syscalls (an
+// fstat, a pread of the first bytes, the read, an fstat and a stat of the
+// path): 20 000 a second for a glob of 1 000 files polled 4 times a
+// second. A file cut and refilled to exactly its old length between two
+// polls is found at its next growth, by the checks below, as before.
+//
+// With Options.PathEvery the path is looked at that often at most: a
+// rotation is then taken up to that long after the old file stopped
+// growing, for half the syscalls.
+func (r *Reader) unchanged(next int64) bool {
+	var st, at syscall.Stat_t
+	if syscall.Fstat(int(r.f.Fd()), &st) != nil || st.Size != next-r.gen().Base {
+		return false
+	}
+	if r.pathEvery > 0 {
+		now := time.Now()
+		if now.Sub(r.pathAt) < r.pathEvery {
+			return true
+		}
+		r.pathAt = now
+	}
+	if syscall.Stat(r.path, &at) != nil {
+		return true // renamed and not yet recreated: rotate waits too
+	}
+	return at.Dev == st.Dev && at.Ino == st.Ino
 }
 
 // afterRead is a test's hook between fill's read and its check.
@@ -409,16 +649,24 @@ func (r *Reader) truncated(end, held int64) (bool, error) {
 }
 
 // begin makes f, whose info is fi, the generation starting at position end.
-// A partial line left in the buffer can never be completed: it is handed out
-// as one unterminated Skip, so every byte of the axis is still accounted for.
 func (r *Reader) begin(f *os.File, fi os.FileInfo, end int64, cause string) {
+	r.endGen(end)
+	dev, ino := identity(fi)
+	r.f = f
+	if n := len(r.gens); n > 0 && !r.gens[n-1].Known() {
+		r.gens = r.gens[:n-1] // the file waited for: it begins where waiting did
+	}
+	r.gens = append(r.gens, Gen{Base: end, Dev: dev, Ino: ino, Cause: cause})
+}
+
+// endGen ends the generation being read at position end. A partial line
+// left in the buffer can never be completed: it is handed out as one
+// unterminated Skip, so every byte of the axis is still accounted for.
+func (r *Reader) endGen(end int64) {
 	if from := r.Pos(); from < end {
 		r.held = Chunk{Offset: from, End: end, Skip: SkipUnterminated}
 	}
 	r.start, r.end, r.pos, r.skipFrom = 0, 0, end, -1
-	dev, ino := identity(fi)
-	r.f = f
-	r.gens = append(r.gens, Gen{Base: end, Dev: dev, Ino: ino, Cause: cause})
 }
 
 // ShorterError says a store file is shorter than the position to read from:
@@ -462,4 +710,13 @@ func EndOfLastLine(path string) (int64, error) {
 		end = from
 	}
 	return 0, nil
+}
+
+// Stat returns the info of the file being read (an error while older
+// generations are read, or while the file is waited for).
+func (r *Reader) Stat() (os.FileInfo, error) {
+	if r.f == nil || len(r.olds) > 0 {
+		return nil, errors.New("store: no file of the path is open")
+	}
+	return r.f.Stat()
 }

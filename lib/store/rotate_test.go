@@ -171,3 +171,20 @@ func TestAFileRenamedAwayBeforeFeedReachedItIsNamedWithTheRotation(t *testing.T)
 		t.Fatalf("read %q, generations %+v; want gen1, then gen3 with the .1 file named as skipped", got, gens)
 	}
 }
+
+func TestWithPathEveryARotationIsTakenOnceThatLongHasPassed(t *testing.T) {
+	p := writeStore(t, "a\n")
+	r, err := ResumeSpec(Spec{Path: p}, Where{}, Options{MaxLine: DefaultMaxLine, PathEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	drain(t, r, 100, 1<<20) // reads a, and looks at the path at its end
+	os.Rename(p, p+".1")
+	os.WriteFile(p, []byte("new\n"), 0o644)
+	if got := drain(t, r, 100, 1<<20); len(got) != 0 {
+		t.Fatalf("the rotation was taken within PathEvery: %+v", got)
+	}
+	r.pathAt = time.Time{} // an hour on
+	assertChunks(t, drain(t, r, 100, 1<<20), []Chunk{entries(2, "new")})
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/timbertally/timbertally/lib/protocol"
@@ -12,24 +13,48 @@ import (
 // delivers by default; a longer line becomes a skip.
 const DefaultMaxLine = 1 << 20
 
-// ParseSpec splits a command-line store "PATH" or "ID=PATH". The default id is
-// the file's base name when it matches [A-Za-z0-9._-]+; otherwise the caller
-// must name the store.
-func ParseSpec(arg string) (id, path string, err error) {
-	if name, p, ok := strings.Cut(arg, "="); ok && protocol.ValidID(name) {
-		if p == "" {
-			return "", "", fmt.Errorf("store: %q names store %s but no file; write ID=PATH", arg, name)
+// Spec is a store as the command line names it: its id, the files of its
+// older generations (oldest first: read once, from their start, before
+// Path) and the file at its path now.
+type Spec struct {
+	ID      string
+	History []string
+	Path    string
+}
+
+// ParseSpec reads a command-line store: "PATH", "ID=PATH" or, with the
+// store's older generations oldest first, "ID=GEN1,GEN2,…,PATH". The
+// default id is the file's base name when it matches [A-Za-z0-9._-]+;
+// otherwise the caller must name the store. Only the ID= form splits on
+// commas: a plain PATH is one file, whatever it holds.
+func ParseSpec(arg string) (Spec, error) {
+	if name, list, ok := strings.Cut(arg, "="); ok && protocol.ValidID(name) {
+		if list == "" {
+			return Spec{}, fmt.Errorf("store: %q names store %s but no file; write ID=PATH, or ID=GEN1,…,PATH with its older generations", arg, name)
 		}
-		return name, p, nil
+		files := strings.Split(list, ",")
+		for i, f := range files {
+			if f == "" {
+				return Spec{}, fmt.Errorf("store: %q has an empty file name in its list; write ID=GEN1,GEN2,…,PATH, the older generations oldest first, separated by single commas", arg)
+			}
+			if j := slices.Index(files[:i], f); j >= 0 {
+				return Spec{}, fmt.Errorf("store: %q names %s twice: its entries would be counted twice; name each generation once", arg, f)
+			}
+		}
+		last := len(files) - 1
+		return Spec{ID: name, History: slices.Clip(files[:last]), Path: files[last]}, nil
 	} else if ok && !strings.Contains(name, "/") {
-		return "", "", fmt.Errorf("store: in %q, the id %q is not [A-Za-z0-9._-]+; write ID=PATH with such an id", arg, name)
+		return Spec{}, fmt.Errorf("store: in %q, the id %q is not [A-Za-z0-9._-]+; write ID=PATH with such an id", arg, name)
 	}
 	if arg == "" {
-		return "", "", fmt.Errorf("store: an empty store argument; write PATH or ID=PATH")
+		return Spec{}, fmt.Errorf("store: an empty store argument; write PATH or ID=PATH")
 	}
 	base := filepath.Base(arg)
 	if !protocol.ValidID(base) {
-		return "", "", fmt.Errorf("store: the file name of %q is not an id ([A-Za-z0-9._-]+); name it ID=PATH", arg)
+		return Spec{}, fmt.Errorf("store: the file name of %q is not an id ([A-Za-z0-9._-]+); name it ID=PATH", arg)
 	}
-	return base, arg, nil
+	return Spec{ID: base, Path: arg}, nil
 }
+
+// Files returns every file of s, oldest first: its history, then Path.
+func (s Spec) Files() []string { return append(slices.Clone(s.History), s.Path) }

@@ -150,8 +150,10 @@ func (g *Generator) nextFormatted(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// appendApacheTimed writes combined + %D %v "%{X-Forwarded-For}i".
-func (g *Generator) appendApacheTimed(b []byte, e *entry) ([]byte, int) {
+// appendCommonStart writes what Apache's and nginx's combined lines
+// start with, up to the status and its space, and returns where a line cut
+// before is malformed (inside the request's quotes).
+func appendCommonStart(b []byte, e *entry) ([]byte, int) {
 	b = append(b, e.host...)
 	b = append(b, " - "...)
 	b = append(b, e.user...)
@@ -166,7 +168,12 @@ func (g *Generator) appendApacheTimed(b []byte, e *entry) ([]byte, int) {
 	cut := len(b)
 	b = append(b, "\" "...)
 	b = strconv.AppendInt(b, int64(e.status), 10)
-	b = append(b, ' ')
+	return append(b, ' '), cut
+}
+
+// appendApacheTimed writes combined + %D %v "%{X-Forwarded-For}i".
+func (g *Generator) appendApacheTimed(b []byte, e *entry) ([]byte, int) {
+	b, cut := appendCommonStart(b, e)
 	b = appendSize(b, e.size)
 	b = append(b, " \""...)
 	b = append(b, e.referer...)
@@ -184,26 +191,12 @@ func (g *Generator) appendApacheTimed(b []byte, e *entry) ([]byte, int) {
 // appendNginx writes nginx combined + $request_time $upstream_response_time,
 // nginx's escaping: \xHH for '"', '\' and bytes outside printable ASCII.
 func (g *Generator) appendNginx(b []byte, e *entry) ([]byte, int) {
-	b = append(b, e.host...)
-	b = append(b, " - "...)
-	b = append(b, e.user...)
-	b = append(b, " ["...)
-	b = appendCLF(b, e.sec, e.zone, dateOK)
-	b = append(b, "] \""...)
-	b = append(b, e.method...)
-	b = append(b, ' ')
-	b = append(b, e.path...)
-	b = append(b, ' ')
-	b = append(b, e.proto...)
-	cut := len(b)
-	b = append(b, "\" "...)
-	b = strconv.AppendInt(b, int64(e.status), 10)
-	b = append(b, ' ')
+	b, cut := appendCommonStart(b, e)
 	b = strconv.AppendInt(b, max(e.size, 0), 10) // $body_bytes_sent is 0, never "-"
 	b = append(b, " \""...)
 	b = appendNginxEscaped(b, e.referer)
 	b = append(b, "\" \""...)
-	b = appendNginxEscaped(b, richAgents[e.agent%len(richAgents)])
+	b = appendNginxEscaped(b, nginxAgent(e.agent))
 	b = append(b, "\" "...)
 	b = strconv.AppendFloat(b, e.dur.Seconds(), 'f', 3, 64)
 	b = append(b, ' ')
@@ -370,4 +363,14 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// nginxAgent is the agent of an nginx line: the combined log's agents
+// (so that its lines are as long as the combined log's) and, every third
+// line, one with the bytes nginx escapes.
+func nginxAgent(i int) string {
+	if i%3 == 0 {
+		return richAgents[i/3%len(richAgents)]
+	}
+	return agents[i]
 }

@@ -36,6 +36,8 @@ func newReporter(w io.Writer) *reporter {
 
 // add declares a store resuming at pos: feed's offset and taken both start there.
 func (r *reporter) add(id string, pos int64) {
+	r.mu.Lock() // a store joining mid-run: the syncer may be reporting
+	defer r.mu.Unlock()
 	r.ids = append(r.ids, id)
 	r.offset = append(r.offset, pos)
 	r.taken = append(r.taken, pos)
@@ -75,6 +77,18 @@ func (r *reporter) greet() error {
 	for st := range r.ids {
 		r.send(st)
 	}
+	return r.flush()
+}
+
+// greetLast asks for the window for the store added last, one joining
+// mid-run, as greet does for the first ones.
+func (r *reporter) greetLast() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.window == 0 {
+		return nil
+	}
+	r.send(len(r.ids) - 1)
 	return r.flush()
 }
 

@@ -27,8 +27,9 @@ type consumer struct {
 	ids    map[string]int
 	safe   []int64
 	note   func(string, ...any)
-	last   []byte // the line being handled, for messages
-	seen   int64  // the input position ahead looked up to
+	binds  *bindings // what the tape was counted from; a store joining mid-run is checked against it too
+	last   []byte    // the line being handled, for messages
+	seen   int64     // the input position ahead looked up to
 }
 
 // run is tally --run DIR.
@@ -66,6 +67,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err := b.save(dir, tw.File(), false); err != nil {
 		return err
 	}
+	c.binds = b
 	if err := c.rep.greet(); err != nil {
 		return err
 	}
@@ -235,8 +237,10 @@ func (c *consumer) handle(m *message) error {
 	switch h.Kind {
 	case protocol.KindUnknown:
 		return nil // versions are additive: a line this tally does not know is not for it
-	case protocol.KindStore, protocol.KindHello:
-		return fmt.Errorf("%q: feed and store lines come before any batch", m.line)
+	case protocol.KindHello:
+		return fmt.Errorf("%q: the feed line comes once, first", m.line)
+	case protocol.KindStore:
+		return c.join(declared{id: h.ID, pos: h.Offset, gen: h.Gen, from: h.From})
 	}
 	st, ok := c.ids[h.ID]
 	if !ok {
@@ -264,6 +268,38 @@ func (c *consumer) handle(m *message) error {
 		c.roller.End(st)
 	}
 	return c.flush()
+}
+
+// join declares a store that joins mid-run (feed --follow found a new file
+// of a --glob): its entries count from its first. What the tape already
+// accounts for of it is read again from the tape's tail, as at start, so
+// that an id the tape knows is not counted twice (a backward scan that,
+// for an id new to the tape, reads the whole tape). It holds no one back
+// until it delivers an entry, and the combined event time never goes
+// back for it: its entries older than that are !late, by design.
+//
+// Its store line is held to the tape's bindings as the first ones are: a
+// refused join stops the run, with the fix.
+func (c *consumer) join(s declared) error {
+	id, pos := s.id, s.pos
+	if _, dup := c.ids[id]; dup {
+		return fmt.Errorf("store %s is declared twice", id)
+	}
+	k := bucket.NewKnown(map[string]int64{id: pos})
+	err := tape.ScanBack(c.tape.File(), c.tape.Size(), func(r *tape.Record, _ int64) bool {
+		k.Add(r)
+		return !k.Enough()
+	})
+	if err != nil {
+		return fmt.Errorf("cannot read the tape of %s for store %s, which joins: %w", c.dir, id, err)
+	}
+	if err := c.binds.checkStore(c.dir, s, k.Frontier(id), 0); err != nil {
+		return err
+	}
+	c.ids[id] = c.roller.Join(id, pos, k)
+	c.rep.add(id, pos)
+	c.safe = append(c.safe, pos)
+	return c.rep.greetLast()
 }
 
 // contiguous checks that a batch or skip at offset continues store st where

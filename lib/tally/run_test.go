@@ -118,16 +118,17 @@ func TestProtocolViolationsAreRefusedWithTheLine(t *testing.T) {
 	b1, end1 := batch(0, 101)
 	gap, _ := batch(end1+5, 102)
 	for name, tc := range map[string]struct{ in, msg string }{
-		"another version":   {"feed v=2\n", "v=2"},
-		"a CRLF hello":      {"feed v=1\r\n", `input starts with "feed v=1\r": feed speaks protocol v="1\r"`},
-		"no hello":          {"store id=web offset=0\n", "not \"feed v=1\""},
-		"a gap":             {"feed v=1\nstore id=web offset=0\n" + b1 + gap, "must be contiguous"},
-		"an unknown store":  {"feed v=1\nstore id=web offset=0\nidle id=other quiet=5\n", "not declared"},
-		"a short count":     {"feed v=1\nstore id=web offset=0\n" + strings.Replace(b1, "entries=1", "entries=2", 1), "entries=2"},
-		"a cut batch":       {"feed v=1\nstore id=web offset=0\n" + b1[:len(b1)-3], "ended inside the batch"},
-		"a cut last entry":  {"feed v=1\nstore id=web offset=0\nbatch id=web offset=0 end=9 entries=1\n101 200\nxend id=web\n", "9 bytes do not end with a newline"},
-		"a late store line": {"feed v=1\nstore id=web offset=0\n" + b1 + "store id=x offset=0\n", "before any batch"},
-		"end twice":         {"feed v=1\nstore id=web offset=0\nend id=web\nend id=web\n", "ended already"},
+		"another version":                {"feed v=2\n", "v=2"},
+		"a CRLF hello":                   {"feed v=1\r\n", `input starts with "feed v=1\r": feed speaks protocol v="1\r"`},
+		"no hello":                       {"store id=web offset=0\n", "not \"feed v=1\""},
+		"a gap":                          {"feed v=1\nstore id=web offset=0\n" + b1 + gap, "must be contiguous"},
+		"an unknown store":               {"feed v=1\nstore id=web offset=0\nidle id=other quiet=5\n", "not declared"},
+		"a short count":                  {"feed v=1\nstore id=web offset=0\n" + strings.Replace(b1, "entries=1", "entries=2", 1), "entries=2"},
+		"a cut batch":                    {"feed v=1\nstore id=web offset=0\n" + b1[:len(b1)-3], "ended inside the batch"},
+		"a cut last entry":               {"feed v=1\nstore id=web offset=0\nbatch id=web offset=0 end=9 entries=1\n101 200\nxend id=web\n", "9 bytes do not end with a newline"},
+		"a store declared twice mid-run": {"feed v=1\nstore id=web offset=0\n" + b1 + "store id=web offset=0\n", "declared twice"},
+		"a second hello":                 {"feed v=1\nstore id=web offset=0\n" + b1 + "feed v=1\n", "comes once, first"},
+		"end twice":                      {"feed v=1\nstore id=web offset=0\nend id=web\nend id=web\n", "ended already"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := runInput(t, newStore(t), tc.in)
@@ -397,5 +398,69 @@ func TestReportingTakenAllocatesNothingPerBatchWithOrWithoutAWindow(t *testing.T
 		if allocs != 0 {
 			t.Errorf("window %d: %.1f allocations per batch reported, want 0", w, allocs)
 		}
+	}
+}
+
+func TestAStoreJoiningMidRunCountsFromItsFirstEntryAndItsOlderOnesAreLate(t *testing.T) {
+	dir := newStore(t)
+	b1, end1 := batch(0, 101, 112, 125)
+	// The joiner's first entry is for a bucket sealed already (event time
+	// 125 sealed [100,110) and [110,120)); its second is for the open one.
+	j := strings.ReplaceAll(func() string { s, _ := batch(0, 115, 126); return s }(), "id=web", "id=new")
+	b2, end2 := batch(end1, 131)
+	in := "feed v=1\nstore id=web offset=0\n" + b1 + "store id=new offset=0\n" + j + b2 + "end id=web\nend id=new\n"
+	out, err := runInput(t, dir, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := readTape(t, dir)
+	for _, want := range []string{
+		"!late 1970-01-01T00:01:50Z id=new offset=0 end=8 count=1\n",
+		"1970-01-01T00:02:00Z requests{status=\"200\"} 2\n",
+		fmt.Sprintf("end at=web:%d,new:16\n", end2),
+	} {
+		if !strings.Contains(tp, want) {
+			t.Errorf("tape lacks %q:\n%s", want, tp)
+		}
+	}
+	if !strings.Contains(out, "progress id=new offset=16") {
+		t.Errorf("no durable report for the joiner:\n%s", out)
+	}
+}
+
+func TestAStoreJoiningMidRunThatTheTapeKnowsIsNotCountedTwice(t *testing.T) {
+	dir := newStore(t)
+	nb, _ := batch(0, 101, 102)
+	nb = strings.ReplaceAll(nb, "id=web", "id=new")
+	wb, wend := batch(0, 103)
+	if _, err := runInput(t, dir, "feed v=1\nstore id=web offset=0\nstore id=new offset=0\n"+wb+nb+"end id=web\nend id=new\n"); err != nil {
+		t.Fatal(err)
+	}
+	// A run without it: the tape's tail no longer names it.
+	wb2, wend2 := batch(wend, 115, 125)
+	if _, err := runInput(t, dir, fmt.Sprintf("feed v=1\nstore id=web offset=%d\n%send id=web\n", wend, wb2)); err != nil {
+		t.Fatal(err)
+	}
+	before := readTape(t, dir)
+	// It joins mid-run, replayed from 0: the tape already holds its entries.
+	wb3, _ := batch(wend2, 135)
+	if _, err := runInput(t, dir, fmt.Sprintf("feed v=1\nstore id=web offset=%d\n%sstore id=new offset=0\n%send id=web\nend id=new\n", wend2, wb3, nb)); err != nil {
+		t.Fatal(err)
+	}
+	after := readTape(t, dir)
+	if !strings.HasPrefix(after, before) || strings.Contains(after[len(before):], "id=new") || strings.Count(after, `requests{status="200"} 3`) != 1 {
+		t.Fatalf("the joiner's entries were counted again:\n%s", after)
+	}
+}
+
+func TestAStoreJoiningMidRunIsAskedTheWindowFeedOffered(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101)
+	out, err := runInput(t, dir, "feed v=1 window=64\nstore id=web offset=0\n"+b1+"store id=new offset=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "progress id=new offset=0 window=64\n") {
+		t.Fatalf("no window asked for the joiner:\n%s", out)
 	}
 }

@@ -33,18 +33,11 @@ func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note fun
 		r.AddStore(tryID(f), 0)
 	}
 	for st, f := range files {
-		in := stdin
-		if f != "-" {
-			fh, err := os.Open(f)
-			if errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("there is no file %s; name files of log lines, or none (or -) for stdin: tally --try --doc NAME|PATH [FILE...]", f)
-			}
-			if err != nil {
-				return err // a permission error gets its fix from command.Conventions
-			}
-			defer fh.Close()
-			in = fh
+		in, err := openTry(f, stdin)
+		if err != nil {
+			return err
 		}
+		defer in.Close()
 		rest, err := tryStore(r, st, in, out)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
@@ -60,6 +53,21 @@ func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note fun
 	r.Complete()
 	out.Write(r.Take())
 	return out.Flush()
+}
+
+// openTry opens a --try file, or stdin for "-" (left open on Close).
+func openTry(f string, stdin io.Reader) (io.ReadCloser, error) {
+	if f == "-" {
+		return io.NopCloser(stdin), nil
+	}
+	fh, err := os.Open(f)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("there is no file %s; name files of log lines, or none (or -) for stdin: tally --try --doc NAME|PATH [FILE...]", f)
+	}
+	if err != nil {
+		return nil, err // a permission error gets its fix from command.Conventions
+	}
+	return fh, nil
 }
 
 // tryID names a --try store: the file's base name when it is a valid id.
@@ -126,15 +134,11 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 	}
 	var e extract.Entry
 	for _, f := range files {
-		in := stdin
-		if f != "-" {
-			fh, err := os.Open(f)
-			if err != nil {
-				return err
-			}
-			defer fh.Close()
-			in = fh
+		in, err := openTry(f, stdin)
+		if err != nil {
+			return err
 		}
+		defer in.Close()
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 64<<10), 64<<20)
 		for n := 1; sc.Scan(); n++ {
