@@ -136,12 +136,11 @@ func parseGen(line []byte) (store.Gen, error) {
 // store named with its history, oldest first, each BASE:SIGLEN:SIG (BASE
 // decimal or "-" for not yet reached, SIGLEN decimal, SIG hex CRC-32).
 func parseHist(line []byte) ([]store.GenID, error) {
-	var v string
-	for _, f := range strings.Fields(string(line)) {
-		if val, ok := strings.CutPrefix(f, "hist="); ok {
-			v = val
-		}
+	var w protocol.Words
+	if _, err := protocol.SplitLine(line, &w); err != nil {
+		return nil, err
 	}
+	v, _ := w.Get("hist")
 	if v == "" {
 		return nil, nil
 	}

@@ -108,6 +108,21 @@ func (w *Words) At(i int) (key, value string) { return w.f.kv[i][0], w.f.kv[i][1
 // Get returns the value of key and whether the line has it.
 func (w *Words) Get(key string) (string, bool) { return w.f.get(key) }
 
+// Want reports whether the words are exactly keys, in their order: a line
+// that has one spelling (a tape record, tgpush's cursor) with a key
+// reordered, missing or extra is torn or forged.
+func (w *Words) Want(keys ...string) error {
+	if w.Len() != len(keys) {
+		return fmt.Errorf("want the keys %s", strings.Join(keys, " "))
+	}
+	for i, want := range keys {
+		if k, _ := w.At(i); k != want {
+			return fmt.Errorf("want %s= in place of %s=", want, k)
+		}
+	}
+	return nil
+}
+
 // ParseNum parses the value v of key as the toolkit spells a number: an
 // unsigned decimal that fits an int64, with no sign, no spaces and no
 // leading zeros beyond "0" itself (a number has one spelling).

@@ -502,15 +502,12 @@ func kv(s string, keys ...string) (map[string]string, error) {
 	if err := protocol.SplitWords(s, &w); err != nil {
 		return nil, err
 	}
-	if w.Len() != len(keys) {
-		return nil, fmt.Errorf("want the keys %s", strings.Join(keys, " "))
+	if err := w.Want(keys...); err != nil {
+		return nil, err
 	}
 	out := make(map[string]string, len(keys))
-	for i, want := range keys {
+	for i := range keys {
 		k, v := w.At(i)
-		if k != want {
-			return nil, fmt.Errorf("want %s= in place of %s=", want, k)
-		}
 		out[k] = v
 	}
 	return out, nil
