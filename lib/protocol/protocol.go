@@ -5,6 +5,10 @@
 // consumer's stdin, each batch header followed by its entries verbatim; the
 // consumer answers with progress reports on its stdout.
 //
+// It owns the word syntax of every line the toolkit writes, the tape's
+// seals and markers and the cursors included (words.go): SplitWords and
+// SplitLine split it, ParseNum and AppendNum spell its numbers.
+//
 // Invariants:
 //   - Every line is a kind word followed by key=value words separated by one
 //     space; values contain no space and no newline.
