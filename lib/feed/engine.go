@@ -156,6 +156,9 @@ func (f *feeder) open() error {
 	if err != nil {
 		return err
 	}
+	for _, n := range f.globs.notes {
+		f.note("%s", n)
+	}
 	if err := sameFile(stores); err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ type globber struct {
 	paths     map[string]bool // the files of the run's stores, by path
 	refused   map[string]bool // new files refused (and named) already
 	seen      map[string]bool // the files the last scan matched
+	notes     []string        // at start: the matches that are rotated generations
 	scannedAt time.Time
 }
 
@@ -41,9 +42,13 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 		g.paths[st.Path], byID[st.ID] = true, st.Path
 	}
 	for _, p := range patterns {
-		specs, err := store.Glob(p)
+		specs, rotated, err := store.Glob(p, g.isStore)
 		if err != nil {
 			return nil, nil, fmt.Errorf("feed: %w", err)
+		}
+		for _, r := range rotated {
+			g.refused[r.Path] = true
+			g.notes = append(g.notes, rotatedNote(p, r))
 		}
 		for _, sp := range specs {
 			if g.paths[sp.Path] {
@@ -57,6 +62,14 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 		}
 	}
 	return stores, globbed, nil
+}
+
+// isStore says whether path is the file of one of the run's stores.
+func (g *globber) isStore(path string) bool { return g.paths[path] }
+
+// rotatedNote says a match is a rotated generation, not a store.
+func rotatedNote(pattern string, r store.Rotated) string {
+	return fmt.Sprintf("feed: %s matches --glob %s but is named as a rotated generation of %s: it is not a store, or a store's renamed file would be counted twice (to count it, re-derive that store named with its history, ID=GEN1,…,PATH, and --reset: docs/feed.md)", r.Path, pattern, r.Of)
 }
 
 // due is when the next glob scan is due, if there is one.
@@ -79,6 +92,11 @@ func (f *feeder) scanGlobs(now time.Time) error {
 		for _, path := range paths {
 			g.seen[path] = true
 			if g.paths[path] || g.refused[path] {
+				continue
+			}
+			if of := store.RotatedOf(path, g.isStore); of != "" {
+				g.refused[path] = true
+				f.note("%s", rotatedNote(p, store.Rotated{Path: path, Of: of}))
 				continue
 			}
 			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
