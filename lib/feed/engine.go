@@ -159,6 +159,13 @@ func (f *feeder) open() error {
 	for _, n := range f.globs.notes {
 		f.note("%s", n)
 	}
+	if len(stores) == 0 && len(f.opt.Globs) > 0 {
+		pats := strings.Join(f.opt.Globs, " ")
+		if !f.opt.Follow {
+			return fmt.Errorf("feed: no file matches --glob %s, and no store is named: there is nothing to read; check the pattern and that its directory exists, or add --follow to wait for files to appear", pats)
+		}
+		f.note("feed: no file matches --glob %s yet; waiting for one (each is read from its start when it appears)", pats)
+	}
 	if err := sameFile(stores); err != nil {
 		return err
 	}
@@ -558,6 +565,9 @@ func (f *feeder) allEnded() bool {
 func (f *feeder) sendTurn() (bool, error) {
 	sent := false
 	n := len(f.streams)
+	if n == 0 {
+		return false, nil // a glob that matches nothing yet
+	}
 	for k := 0; k < n && !f.stop.interrupted(); k++ { // interrupted: nothing new
 		s := f.streams[(f.turn+k)%n]
 		if !s.ready || f.led.full(s.i, s.size()) {
