@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -385,7 +386,6 @@ func TestBadCommandLinesExit2WithAMessage(t *testing.T) {
 		{[]string{"--entries", "x"}, "see tgcheck --help"},
 		{[]string{"--against", "web2=" + f.log}, "entries of store web1; give it with --against web1=PATH"},
 		{[]string{"--against", "web1=" + f.log, "--against", "web2=" + f.log}, "never fed from store web2"},
-		{[]string{"--against", "web1=" + f.log + ".missing"}, "store web1"},
 		{[]string{"--against", "web1=" + f.log, "--against", "web1=" + f.log}, "twice"},
 	} {
 		code, out := f.tgcheck(tc.args...)
@@ -399,12 +399,29 @@ func TestBadCommandLinesExit2WithAMessage(t *testing.T) {
 	}
 }
 
-func TestAStoreShorterThanTheTapeKnowsIsRefused(t *testing.T) {
+func TestAStoreShorterThanTheTapeKnowsIsRefusedAsAFailedCheckExit1(t *testing.T) {
 	tp := positions(threeBuckets, strings.ReplaceAll(threeBucketsTape, "@END@", "@P5@"))
 	f := newFixture(t, threeBuckets[:2], tp)
 	code, out := f.tgcheck("--against", "web1="+f.log)
-	if code != 2 || !strings.Contains(out, "truncated or rotated") {
-		t.Fatalf("exit %d:\n%s", code, out)
+	if code != 1 || !strings.Contains(out, "truncated or rotated") {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+}
+
+// A store that cannot be read, missing or a truncated gzip generation, is
+// a failed check (SPEC §7: 1), not a bad command line (2).
+func TestAnAgainstStoreThatCannotBeReadExits1(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(threeBuckets[0], 50)))
+	zw.Close()
+	cut := filepath.Join(t.TempDir(), "access.log.1.gz")
+	os.WriteFile(cut, gz.Bytes()[:gz.Len()/2], 0o644)
+	for _, arg := range []string{"web1=" + f.log + ".missing", "web1=" + cut + "," + f.log} {
+		if code, out := f.tgcheck("--against", arg); code != 1 || !strings.Contains(out, "store web1") {
+			t.Errorf("--against %s: exit %d, want 1:\n%s", arg, code, out)
+		}
 	}
 }
 

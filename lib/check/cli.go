@@ -245,7 +245,13 @@ func (o *options) derive(s *Store) (*Derived, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
-	return Derive(s.Doc, s.Tape, o.against)
+	d, err := Derive(s.Doc, s.Tape, o.against)
+	if err != nil {
+		// A store that cannot be read, or is shorter than the tape
+		// accounts for: a failed check, not a usage error.
+		return nil, unreadable{err}
+	}
+	return d, nil
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:
