@@ -253,6 +253,10 @@ func (r *Reader) appear(next int64) (got bool, err error) {
 		f.Close()
 		return false, &ShorterError{Path: r.path, Size: next + fi.Size(), Pos: r.drop}
 	}
+	if err := compressed(f, r.path); err != nil {
+		f.Close()
+		return false, err
+	}
 	cause := "open"
 	if n := len(r.gens); n > 0 && r.gens[n-1].Cause == "waiting" {
 		cause = "created"

@@ -125,6 +125,13 @@ func ResumeSpec(s Spec, w Where, o Options) (*Reader, error) {
 	if _, err := os.Stat(s.Path); err != nil && !(o.Wait && errors.Is(err, fs.ErrNotExist)) {
 		return nil, fmt.Errorf("store: %w", pathErr(s.Path, err))
 	}
+	if f, err := os.Open(s.Path); err == nil {
+		err = compressed(f, s.Path)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
 	olds := make([]*older, len(s.History))
 	for i, p := range s.History {
 		var err error
@@ -207,6 +214,19 @@ func pathErr(path string, err error) error {
 	return err
 }
 
+// compressed refuses a gzip file as a store's live file: read as lines,
+// its bytes would be entries of no format (every one a !drop). A live
+// file is never compressed (logrotate compresses a generation once it is
+// rotated away, with delaycompress one rotation later still); only an
+// older generation, read once from its start, is decompressed.
+func compressed(f *os.File, path string) error {
+	magic := make([]byte, len(gzipMagic))
+	if n, _ := f.ReadAt(magic, 0); n < len(magic) || !bytes.Equal(magic, gzipMagic) {
+		return nil
+	}
+	return fmt.Errorf("store: %s is gzip-compressed, and a store's file at its path is read as it grows, never decompressed; name it as an older generation, before the live file: ID=%s,PATH (ID=GEN1,…,PATH, oldest first)", path, path)
+}
+
 // newReader returns a Reader of the file at path from pos, with no file open yet.
 func newReader(path string, pos int64, o Options) *Reader {
 	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery,
@@ -234,6 +254,10 @@ func resumePath(path string, pos int64, g Gen, o Options) (*Reader, error) {
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("store: %w", err)
+	}
+	if err := compressed(f, path); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if !g.Known() {
 		g.Cause = "open"
