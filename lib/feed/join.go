@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/protocol"
@@ -55,6 +56,9 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 				continue
 			}
 			if other, dup := byID[sp.ID]; dup {
+				if i := slices.IndexFunc(named, func(st Store) bool { return st.ID == sp.ID }); i >= 0 {
+					return nil, nil, fmt.Errorf("feed: the glob %q gives %s the id %s, the id of the store named %s: one store's positions would be taken for the other's; name that store under another id, or make the wildcards cover the part of the path that tells them apart", p, sp.Path, sp.ID, storeArg(named[i]))
+				}
 				return nil, nil, fmt.Errorf("feed: %w", store.IDClashError(p, sp.ID, other, sp.Path))
 			}
 			g.paths[sp.Path], byID[sp.ID] = true, sp.Path
