@@ -205,6 +205,7 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 		// cost of a poll; a rotation waits up to a second for it.
 		opt.PathEvery = time.Second
 	}
+	opt.Claimed = func(path string) bool { return f.claimedBy(st.ID, path) != "" }
 	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, opt)
 	var rep *store.ReplacedError
 	if globbed && errors.As(err, &rep) {
@@ -226,6 +227,30 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 	}
 	now := time.Now()
 	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens()), from: from}, nil
+}
+
+// claimedBy returns the store other than id that the file at path is a
+// generation of, in this run or in the cursor; "" when there is none. A
+// file is a generation by its identity (device, inode and first bytes),
+// whatever its name: a store's renamed file matched again by a glob, or
+// taken at a rotation of another store's path, is not read twice.
+func (f *feeder) claimedBy(id, path string) string {
+	for _, s := range f.streams {
+		if s.ID == id {
+			continue
+		}
+		for _, g := range s.r.Gens() {
+			if store.IsGen(path, g) {
+				return s.ID
+			}
+		}
+	}
+	for _, other := range slices.Sorted(maps.Keys(f.cp.cur)) {
+		if other != id && store.IsGen(path, f.cp.cur[other].Gen) {
+			return other
+		}
+	}
+	return ""
 }
 
 // resumeErr says why store st cannot resume at its mark m. A file that is

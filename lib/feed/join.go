@@ -143,6 +143,11 @@ func (f *feeder) join(pattern, path string, fi os.FileInfo) error {
 			return nil
 		}
 	}
+	if other := f.claimedBy(id, path); other != "" {
+		g.refused[path] = true
+		f.note("feed: %s matches --glob %s but is a generation of store %s, renamed: its entries are that store's, not read again", path, pattern, other)
+		return nil
+	}
 	s, err := f.openStream(Store{ID: id, Path: path}, len(f.streams), true, true)
 	if err != nil {
 		g.refused[path] = true

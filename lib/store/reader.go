@@ -56,6 +56,7 @@ type Reader struct {
 	dropIn    bool          // drop lies inside olds[0]: the generation a cursor holds
 	dropNL    bool          // the last byte dropped must be a '\n' (AtLineStart)
 	pathEvery time.Duration // Options.PathEvery
+	claimed   func(path string) bool // Options.Claimed
 	pathAt    time.Time     // when unchanged last looked at the path
 	ids       []GenID       // history: the generations before the first one read
 }
@@ -88,6 +89,12 @@ type Options struct {
 	// PathEvery, when not 0, is how often at most a Reader at the end of
 	// its file looks at the path for a rotation (0: at every read).
 	PathEvery time.Duration
+	// Claimed, when not nil, says whether the file at the store's path is
+	// a generation of another store (a glob that matches a rotated name
+	// too): a rotation does not make it this store's next generation,
+	// which would count its entries a second time. The store stays on
+	// the file it was reading.
+	Claimed func(path string) bool
 }
 
 // Where is where reading a store resumes, as its cursor recorded it.
@@ -229,7 +236,7 @@ func compressed(f *os.File, path string) error {
 
 // newReader returns a Reader of the file at path from pos, with no file open yet.
 func newReader(path string, pos int64, o Options) *Reader {
-	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery,
+	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery, claimed: o.Claimed,
 		buf: make([]byte, readSize+o.MaxLine+1)}
 }
 
@@ -634,6 +641,9 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	pfi, err := os.Stat(r.path)
 	if err != nil || os.SameFile(fi, pfi) {
 		return false, nil // not rotated, or renamed and not yet recreated
+	}
+	if r.claimed != nil && r.claimed(r.path) {
+		return false, nil // another store's generation: not this store's
 	}
 	f, err := os.Open(r.path)
 	if err != nil {
