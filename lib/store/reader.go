@@ -46,19 +46,19 @@ type Reader struct {
 	start     int
 	end       int
 	pos       int64
-	skipFrom  int64         // >= 0 while streaming past a line over maxLine: where it began
-	held      Chunk         // an unterminated line cut by a rotation, handed out next
-	sigBuf    [SigSpan]byte // holds' read of the first bytes
-	wait      bool          // f is nil until the file at path exists: read it from its start then
-	history   bool          // the store was named with its older generations: Recorded lists them
-	olds      []*older      // older generations not yet read to their end, the one being read first (f is nil)
-	drop      int64         // the bytes before this position are read and dropped
-	dropIn    bool          // drop lies inside olds[0]: the generation a cursor holds
-	dropNL    bool          // the last byte dropped must be a '\n' (AtLineStart)
-	pathEvery time.Duration // Options.PathEvery
+	skipFrom  int64                  // >= 0 while streaming past a line over maxLine: where it began
+	held      Chunk                  // an unterminated line cut by a rotation, handed out next
+	sigBuf    [SigSpan]byte          // holds' read of the first bytes
+	wait      bool                   // f is nil until the file at path exists: read it from its start then
+	history   bool                   // the store was named with its older generations: Recorded lists them
+	olds      []*older               // older generations not yet read to their end, the one being read first (f is nil)
+	drop      int64                  // the bytes before this position are read and dropped
+	dropIn    bool                   // drop lies inside olds[0]: the generation a cursor holds
+	dropNL    bool                   // the last byte dropped must be a '\n' (AtLineStart)
+	pathEvery time.Duration          // Options.PathEvery
 	claimed   func(path string) bool // Options.Claimed
-	pathAt    time.Time     // when unchanged last looked at the path
-	ids       []GenID       // history: the generations before the first one read
+	pathAt    time.Time              // when unchanged last looked at the path
+	ids       []GenID                // history: the generations before the first one read
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
