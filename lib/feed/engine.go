@@ -260,6 +260,11 @@ func (f *feeder) claimedBy(id, path string) string {
 // would put them at positions the consumer already holds. They start a
 // store of their own instead, under a new id.
 func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
+	if len(st.History) == 0 && len(m.Gens) > 0 {
+		if e := historyErr(st, m); e != nil {
+			return e
+		}
+	}
 	var rep *store.ReplacedError
 	if !errors.As(err, &rep) || !rep.SameInode() {
 		return fmt.Errorf("feed: store %s: %w", st.ID, err)
@@ -275,6 +280,21 @@ func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
 	}
 	return fmt.Errorf("feed: store %s: %s; %s. That counts the tally store again from what %s holds now, without its old content. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
 		st.ID, rep.What(), store.Rederive, st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
+}
+
+// historyErr says how to name a store fed with its history, whose cursor
+// is inside an older generation, when it is named by its path alone: with
+// the generations beside its path that the cursor recorded, found by
+// their first bytes. nil when the cursor is in the file at the path.
+func historyErr(st Store, m cursor.Mark) error {
+	found, missing := store.FindHistory(st.Path, m.Gens)
+	if len(found) == 0 && missing == 0 {
+		return nil
+	}
+	if missing > 0 {
+		return fmt.Errorf("feed: store %s: the cursor is at position %d, inside an older generation of the store, which was fed named with its history (%d generations before %s), but only %s is named, and %d of them are not beside it under a rotated name; name them all, oldest first, as %s=GEN1,…,%s, to resume there", st.ID, m.Offset, len(found)+missing, st.Path, st.Path, missing, st.ID, st.Path)
+	}
+	return fmt.Errorf("feed: store %s: the cursor is at position %d, inside an older generation of the store, which was fed named with its history, but only %s is named; name it with its history, the same command otherwise, as %s=%s,%s, to resume there", st.ID, m.Offset, st.Path, st.ID, strings.Join(found, ","), st.Path)
 }
 
 // storeArg is how a store is named on the command line.
