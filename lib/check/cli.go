@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -66,9 +67,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o *options
 	app := newApp(stdout, stderr, &holds, &onlyOpen, &o)
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
-		// Every error is a bad command line or input that cannot be read:
-		// the checks could not be made, which is never a pass.
+		// The checks could not be made, which is never a pass. A store
+		// that cannot be read or a damaged tape is a failed check (1),
+		// SPEC §7's runtime error; 2 is kept for the command line.
 		fmt.Fprintln(stderr, err)
+		var unread unreadable
+		if errors.As(err, &unread) {
+			return 1
+		}
 		return 2
 	}
 	switch {
@@ -201,7 +207,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	s, err := load(o.dir)
 	if err != nil {
-		return false, false, err
+		return false, false, unreadable{err}
 	}
 	holds = true
 	for _, f := range integrity(s) {
@@ -309,7 +315,13 @@ func (o *options) derive(s *tallyStore) (*derivation, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
-	return derive(s.Doc, s.Tape, o.against)
+	d, err := derive(s.Doc, s.Tape, o.against)
+	if err != nil {
+		// A store that cannot be read, or is shorter than the tape
+		// accounts for: a failed check, not a usage error.
+		return nil, unreadable{err}
+	}
+	return d, nil
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:
