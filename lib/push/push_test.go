@@ -535,3 +535,31 @@ func TestARequestTooLargeStopsTgpushNamingMaxSamples(t *testing.T) {
 	}
 	sameSamples(t, f.got(), threeGroupsSamples)
 }
+
+func TestADamagedLineInsideAGroupStopsTgpushBeforeThatGroupNamingItsByte(t *testing.T) {
+	for _, bad := range []string{"garbage here", "\x00\x00\x00\x00\x00\x00"} {
+		f := newFake(t, nil)
+		// The damaged line sits inside the second group, after its first series.
+		at := strings.Index(threeGroups, "!cap 2026-12-01T10:35:40Z")
+		dir := store(t, threeGroups[:at]+bad+"\n"+threeGroups[at:])
+		code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+		if code != 1 {
+			t.Fatalf("%q: exit %d, want 1: %s", bad, code, stderr)
+		}
+		for _, want := range []string{fmt.Sprintf("the line at byte %d:", at), "tgcheck --scan " + dir, "tgread and tgcheck refuse it too"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%q: stderr lacks %q: %s", bad, want, stderr)
+			}
+		}
+		if strings.Contains(stderr, "passed over") {
+			t.Errorf("%q: passed over as a later kind: %s", bad, stderr)
+		}
+		var first []string // the whole first group, and nothing of the damaged one
+		for _, s := range threeGroupsSamples {
+			if strings.Contains(s, fmt.Sprintf(" %d ", b1)) {
+				first = append(first, s)
+			}
+		}
+		sameSamples(t, f.got(), first)
+	}
+}

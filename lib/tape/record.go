@@ -382,7 +382,7 @@ func clip(line []byte) string {
 }
 
 func parse(s string) (Record, error) {
-	word, rest, _ := strings.Cut(s, " ")
+	word, rest, more := strings.Cut(s, " ")
 	switch word {
 	case "seal":
 		return parseSeal(rest)
@@ -394,6 +394,9 @@ func parse(s string) (Record, error) {
 		return parseMarker(Drop, rest, false, false)
 	case "end":
 		return parseEnd(rest, s == "end")
+	}
+	if laterKind(word, rest, more) {
+		return Record{}, ErrUnknownKind
 	}
 	return parseSeries(word, rest)
 }
