@@ -21,12 +21,15 @@ import (
 // group the receiver took, the tape's identity, and that group's bucket.
 //
 // The file is one line: "tgpush v=1 offset=N dev=D ino=I sig=HEX
-// siglen=L bucket=RFC3339 width=D". It holds no URL, header or secret.
+// siglen=L bucket=RFC3339 width=D [from=RFC3339]". It holds no URL, header
+// or secret. from= is the first run's --from TIME, kept so that every later
+// run, after a kill too, skips the buckets before it.
 type Cursor struct {
 	Offset int64
 	ID     identity
 	Bucket int64         // the last pushed group's bucket start (0 with Offset 0)
 	Width  time.Duration // its width
+	From   int64         // buckets starting before it are never pushed (0: no bound)
 }
 
 // DefaultCursor is the cursor of pushes to url from the tally store in dir:
@@ -59,16 +62,26 @@ func parseCursor(s string) (Cursor, error) {
 	var c Cursor
 	line, ok := strings.CutSuffix(s, "\n")
 	words := strings.Fields(line)
-	if !ok || strings.Contains(line, "\n") || len(words) != len(cursorKeys)+1 || words[0] != "tgpush" {
-		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=…"`)
+	keys := cursorKeys
+	if len(words) == len(cursorKeys)+2 {
+		keys = append(keys[:len(keys):len(keys)], "from")
+	}
+	if !ok || strings.Contains(line, "\n") || len(words) != len(keys)+1 || words[0] != "tgpush" {
+		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=… [from=…]"`)
 	}
 	v := map[string]string{}
 	for i, w := range words[1:] {
 		k, val, ok := strings.Cut(w, "=")
-		if !ok || k != cursorKeys[i] {
-			return c, fmt.Errorf("want %s= in place of %q", cursorKeys[i], w)
+		if !ok || k != keys[i] {
+			return c, fmt.Errorf("want %s= in place of %q", keys[i], w)
 		}
 		v[k] = val
+	}
+	if f, ok := v["from"]; ok {
+		var err error
+		if c.From, err = tape.ParseTime(f); err != nil || c.From == 0 {
+			return c, fmt.Errorf("from=%s is not a time", f)
+		}
 	}
 	if v["v"] != "1" {
 		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1)", v["v"])
@@ -101,6 +114,10 @@ func (c Cursor) format() []byte {
 	b = tape.AppendTime(b, c.Bucket)
 	b = append(b, " width="...)
 	b = tape.AppendDuration(b, c.Width)
+	if c.From != 0 {
+		b = append(b, " from="...)
+		b = tape.AppendTime(b, c.From)
+	}
 	return append(b, '\n')
 }
 

@@ -20,6 +20,13 @@ func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 	if want := "tgpush v=1 offset=45975 dev=65024 ino=9978322 sig=e12ffae5 siglen=256 bucket=2026-12-01T10:35:30Z width=10s\n"; string(c.format()) != want {
 		t.Errorf("format %q, want %q", c.format(), want)
 	}
+	c.From = 1796121340 * 1e9
+	if err := c.save(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := loadCursor(path); err != nil || got != c || !strings.HasSuffix(string(c.format()), " from=2026-12-01T10:35:40Z\n") {
+		t.Fatalf("read back %+v %v from %q, want %+v", got, err, c.format(), c)
+	}
 }
 
 func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
@@ -30,6 +37,8 @@ func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
 		"tgpush v=1 offset=-1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
 		"tgpush v=1 dev=1 offset=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
 		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=999 bucket=2026-12-01T10:35:30Z width=10s\n",
+		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s from=soon\n",
+		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s to=2026-12-01T10:35:30Z\n",
 	} {
 		if _, err := parseCursor(text); err == nil {
 			t.Errorf("%q parsed", text)

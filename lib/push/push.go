@@ -99,7 +99,7 @@ func (p *pusher) start() error {
 		return err
 	}
 	if ok {
-		if p.o.From != "" {
+		if p.o.From != "" && !p.sameFrom(cur) {
 			return command.Usagef("tgpush: the cursor %s already says where to resume (%s); --from is for a first run: leave it out, or remove the cursor to start elsewhere", p.o.Cursor, p.resumesAt(cur))
 		}
 		same, err := p.fl.same(cur.ID)
@@ -113,7 +113,7 @@ func (p *pusher) start() error {
 		if !same || size < cur.Offset {
 			return p.replacedError(cur)
 		}
-		p.cur, p.fl.off = cur, cur.Offset
+		p.cur, p.fl.off, p.skip = cur, cur.Offset, cur.From
 		if cur.Offset > 0 {
 			p.last = tape.Record{Kind: tape.Seal, Start: cur.Bucket, Width: cur.Width}
 		}
@@ -136,9 +136,22 @@ func (p *pusher) start() error {
 		if err != nil {
 			return command.Usagef("tgpush: --from %s is not start, end or an RFC 3339 time (2026-10-10T13:55:30Z)", from)
 		}
+		// Saved now, before anything is pushed: a run killed before its
+		// first push, or one that found nothing from t on, must leave the
+		// next to skip the buckets before t too.
 		p.skip = t.UnixNano()
+		p.cur = Cursor{ID: p.fl.id, From: p.skip}
+		return p.cur.save(p.o.Cursor)
 	}
 	return nil
+}
+
+// sameFrom reports whether --from repeats the lower bound the cursor
+// already keeps: a first run started again as it was, which changes
+// nothing.
+func (p *pusher) sameFrom(cur Cursor) bool {
+	t, err := time.Parse(time.RFC3339Nano, p.o.From)
+	return err == nil && cur.From != 0 && t.UnixNano() == cur.From
 }
 
 // lastSeal is the tape's last seal and the offset just past it (0 when it
@@ -300,7 +313,7 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 			id, p.fl.id = fresh, fresh
 		}
 	}
-	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width}
+	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width, From: p.skip}
 	for _, g := range b.groups {
 		if g.sealed() {
 			p.cur.Bucket, p.cur.Width = g.Seal.Start, g.Seal.Width
@@ -322,10 +335,14 @@ func (p *pusher) behind(size int64) int64 { return size - p.fl.off }
 func (p *pusher) resumes() string { return p.resumesAt(p.cur) }
 
 func (p *pusher) resumesAt(c Cursor) string {
-	if c.Offset == 0 {
-		return "at the tape's start"
+	from := ""
+	if c.From != 0 {
+		from = ", with the buckets from " + timeText(c.From)
 	}
-	return "after the bucket at " + timeText(c.Bucket)
+	if c.Offset == 0 {
+		return "at the tape's start" + from
+	}
+	return "after the bucket at " + timeText(c.Bucket) + from
 }
 
 func (p *pusher) note(msg string) {
@@ -353,6 +370,9 @@ func (p *pusher) quirk(off int64, text string) {
 func (p *pusher) replacedError(c Cursor) error {
 	pushed := "nothing of the old tape was pushed"
 	how := fmt.Sprintf("remove the cursor %s and run tgpush again (--from start)", p.o.Cursor)
+	if c.From != 0 {
+		how = fmt.Sprintf("remove the cursor %s and run tgpush --from %s again", p.o.Cursor, timeText(c.From))
+	}
 	if c.Offset > 0 {
 		next := timeText(c.Bucket + int64(c.Width))
 		pushed = "the old one was pushed through the bucket at " + timeText(c.Bucket)

@@ -563,3 +563,46 @@ func TestADamagedLineInsideAGroupStopsTgpushBeforeThatGroupNamingItsByte(t *test
 		sameSamples(t, f.got(), first)
 	}
 }
+
+func TestFromTimeIsKeptInTheCursorSoEveryLaterRunSkipsTheBucketsBeforeIt(t *testing.T) {
+	// A first run with --from whose receiver never takes a sample, stopped
+	// before it pushed anything (as a kill would).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	down := newFake(t, func(int, *prompb.WriteRequest, http.Header) int { cancel(); return http.StatusServiceUnavailable })
+	dir := store(t, threeGroups)
+	cursor := filepath.Join(t.TempDir(), "c")
+	if code, stderr := tgpush(ctx, "--cursor", cursor, "--from", "2026-12-01T10:35:40Z", "--url", down.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f := newFake(t, nil)
+	if code, stderr := tgpush(context.Background(), "--once", "--cursor", cursor, "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var want []string // the buckets from 10:35:40 on, and none before
+	for _, s := range threeGroupsSamples {
+		if !strings.Contains(s, fmt.Sprintf(" %d ", b1)) {
+			want = append(want, s)
+		}
+	}
+	sameSamples(t, f.got(), want)
+
+	// A first run from a time after the whole tape pushes nothing, and a
+	// later run does not push the buckets before that time appended since.
+	g := newFake(t, nil)
+	if code, stderr := tgpush(context.Background(), "--once", "--from", "2030-01-01T00:00:00Z", "--url", g.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	appendTape(t, dir, "2026-12-01T10:36:00Z requests 9\nseal 2026-12-01T10:36:00Z width=10s entries=9\n")
+	code, stderr := tgpush(context.Background(), "--once", "--url", g.url(), dir)
+	if code != 0 || len(g.got()) != 0 {
+		t.Fatalf("exit %d, took %q: %s", code, g.got(), stderr)
+	}
+	if c, ok, err := loadCursor(DefaultCursor(dir, g.url())); err != nil || !ok || c.From != 1893456000*1e9 {
+		t.Errorf("cursor %+v %v %v, want from=2030-01-01T00:00:00Z", c, ok, err)
+	}
+	// Repeating the first run's --from changes nothing and is not refused.
+	if code, stderr := tgpush(context.Background(), "--once", "--from", "2030-01-01T00:00:00Z", "--url", g.url(), dir); code != 0 || len(g.got()) != 0 {
+		t.Fatalf("exit %d, took %q: %s", code, g.got(), stderr)
+	}
+}
