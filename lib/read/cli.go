@@ -102,7 +102,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] [--quantile Q,...] TALLYSTORE",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] [--label K=V]... TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] [--quantile Q,...] [--label K=V]... TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -115,6 +115,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max|histogram for tapes without a document (for --step and --quantile)"},
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
+			&cli.StringSliceFlag{Name: "label", Usage: "add `K=V` to every series that has no label K (repeat; as tgpush --label adds it)"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
 			&cli.StringSliceFlag{Name: "quantile", Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
@@ -176,6 +177,9 @@ func (s *settings) parse(c *cli.Context) error {
 		return command.Usage(err)
 	}
 	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
+	if s.view.labels, err = ParseLabels("tgread", c.StringSlice("label")); err != nil {
+		return command.Usage(err)
+	}
 	s.plot, s.width = c.Bool("plot"), c.Int("width")
 	if s.quantile, err = parseQuantiles(c.StringSlice("quantile")); err != nil {
 		return command.Usage(err)
