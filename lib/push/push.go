@@ -389,25 +389,83 @@ func (p *pusher) refusedError(err error, b *batch) error {
 	}
 	where := fmt.Sprintf("%s (nothing from it on was pushed; the next run resumes %s)", b.span(), p.resumes())
 	text := clip(ref.Text)
+	status := fmt.Sprintf("%d %s", ref.Status, http.StatusText(ref.Status))
 	switch {
+	case ref.Plain:
+		return fmt.Errorf("tgpush: the receiver speaks plain http, not https, at %s; give an http:// --url (%s), or give the receiver TLS, and run tgpush again", where, httpURL(p.o.URL))
 	case ref.Status == 0:
 		return fmt.Errorf("tgpush: TLS with the receiver failed at %s: %s; for a certificate signed by your own CA give --ca-file, for a receiver that wants a client certificate --cert-file and --key-file, for one that speaks plain http an http:// --url", where, text)
+	case ref.Status/100 == 3:
+		loc := "no Location"
+		if ref.Location != "" {
+			loc = ref.Location
+		}
+		return fmt.Errorf("tgpush: the receiver redirected %s (%s) to %s, which tgpush does not follow (a redirected POST may lose its samples); if that is the receiver's remote-write endpoint, give it as --url and run tgpush again", where, status, loc)
 	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
-		return fmt.Errorf("tgpush: the receiver refused the credentials (%d %s) at %s; %s, then run tgpush again", ref.Status, http.StatusText(ref.Status), where, p.credentialFix())
+		return fmt.Errorf("tgpush: the receiver refused the credentials (%s) at %s; %s, then run tgpush again", status, where, p.credentialFix())
+	case ref.Status == http.StatusNotFound || ref.Status == http.StatusMethodNotAllowed:
+		return fmt.Errorf("tgpush: the receiver has no remote-write endpoint at --url %s (%s) at %s: %s; check --url's path, e.g. /api/v1/write for Prometheus (run with --web.enable-remote-write-receiver) and for VictoriaMetrics, /api/v1/push for Mimir and Cortex, /api/v1/receive for Thanos Receive, then run tgpush again", redacted(p.o.URL), status, where, text)
 	case ref.Status == http.StatusRequestEntityTooLarge:
 		return fmt.Errorf("tgpush: the receiver refused %s as too large (413); give a lower --max-samples (now %d) and run tgpush again", where, p.o.MaxSamples)
+	case ref.Status == http.StatusNotImplemented || ref.Status == http.StatusHTTPVersionNotSupported:
+		return fmt.Errorf("tgpush: the receiver does not implement what remote write needs (%s) at %s: %s; check that --url names a remote-write receiver (Prometheus needs --web.enable-remote-write-receiver), then run tgpush again", status, where, text)
 	case strings.Contains(ref.Text, "HTTP request to an HTTPS server"):
 		return fmt.Errorf("tgpush: the receiver speaks https, not http, at %s; give --url https://… (with --ca-file for your own CA) and run tgpush again", where)
+	case strings.Contains(ref.Text, "out of order") || strings.Contains(ref.Text, "duplicate sample"):
+		return p.orderError(b, where, text)
+	case ref.Status == http.StatusBadRequest && tooOld(ref.Text):
+		return p.backfillError(b, where, text)
 	}
-	if strings.Contains(ref.Text, "out of order") || strings.Contains(ref.Text, "duplicate sample") {
-		return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
+	return fmt.Errorf("tgpush: the receiver refused %s (%s): %s; fix what it names and run tgpush again", where, status, text)
+}
+
+// tooOld reports whether a receiver's answer says the samples are older
+// than it takes: Prometheus' "out of bounds", Mimir's "too old".
+func tooOld(text string) bool {
+	t := strings.ToLower(text)
+	return strings.Contains(t, "out of bounds") || strings.Contains(t, "too old") || strings.Contains(t, "too far in the past")
+}
+
+// orderError explains an "out of order" or "duplicate sample": the tape's
+// own order when it has this bucket after a later one (a fragment, the old
+// defect), else another writer of the same series.
+func (p *pusher) orderError(b *batch, where, text string) error {
+	if at := b.groups[0].at; p.cur.Offset > 0 && at < p.cur.Bucket {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket after a later one (the bucket at %s, pushed before it): a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later bucket refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
 	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
+}
+
+// backfillError advises the OpenMetrics path for buckets older than the
+// receiver takes; the backfill carries the --label labels, so its series
+// are the ones tgpush pushes.
+func (p *pusher) backfillError(b *batch, where, text string) error {
 	restart := "run tgpush --from T"
 	if _, err := os.Stat(p.o.Cursor); err == nil {
 		restart = fmt.Sprintf("remove the cursor %s and run tgpush --from T", p.o.Cursor)
 	}
-	return fmt.Errorf("tgpush: the receiver refused %s: %s; if the samples are older than it takes (out of bounds, too old), backfill those buckets another way (tgread --format openmetrics --from %s --to T %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes; otherwise fix what the receiver names and run tgpush again",
-		where, text, timeText(b.groups[0].at), p.o.Dir, restart)
+	var labels strings.Builder
+	for _, l := range p.o.Labels {
+		labels.WriteString(" --label " + shellWord(l.Name+"="+l.Value))
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; the samples are older than it takes: backfill those buckets another way (tgread --format openmetrics --from %s --to T%s %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes",
+		where, text, timeText(b.groups[0].at), labels.String(), shellWord(p.o.Dir), restart)
+}
+
+// httpURL is --url with http:// for https://, redacted.
+func httpURL(u *url.URL) string {
+	c := *u
+	c.Scheme = "http"
+	return redacted(&c)
+}
+
+// shellWord quotes s for a shell when it needs it, so that an advised
+// command runs as written.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // credentialFix names the flags that give the credentials tgpush sent.
