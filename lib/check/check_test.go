@@ -341,19 +341,25 @@ seal 2026-10-10T13:55:00Z width=10s entries=5 at=web1:500
 	}
 }
 
+// A damaged or missing tape is a failed check (exit 1), never a pass, and
+// never the bad usage that 2 is kept for.
 func TestAnUnreadableTapeIsAnErrorNeverAPass(t *testing.T) {
 	for name, tp := range map[string]string{
 		"torn":    "2026-10-10T13:55:00Z requests{status=\"200\"} 5\nseal 2026-10-10T13:55:00Z width=10s",
 		"garbage": "hello world\n",
 	} {
 		f := newFixture(t, nil, tp)
-		if code, out := f.tgcheck("--scan"); code != 2 || !strings.HasPrefix(out, "tgcheck: ") || !strings.Contains(out, "line ") {
+		if code, out := f.tgcheck("--scan"); code != 1 || !strings.HasPrefix(out, "tgcheck: ") || !strings.Contains(out, "line ") {
 			t.Errorf("%s: exit %d:\n%s", name, code, out)
 		}
 	}
+	g := newFixture(t, nil, "2026-10-10T13:55:00Z requests{status=\"200\"} 5\ngarbage here\nseal 2026-10-10T13:55:00Z width=10s entries=5 at=web1:100\n")
+	if code, out := g.tgcheck("--open", "--scan"); code != 1 || !strings.Contains(out, "line 2") {
+		t.Errorf("--open on a damaged tape: exit %d:\n%s", code, out)
+	}
 	f := newFixture(t, nil, "")
 	os.Remove(filepath.Join(f.dir, "tape"))
-	if code, out := f.tgcheck("--scan"); code != 2 || !strings.Contains(out, "cannot read the tape") {
+	if code, out := f.tgcheck("--scan"); code != 1 || !strings.Contains(out, "cannot read the tape") {
 		t.Errorf("no tape: exit %d:\n%s", code, out)
 	}
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -89,9 +90,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		},
 	})
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
-		// Every error is a bad command line or input that cannot be read:
-		// the checks could not be made, which is never a pass.
+		// The checks could not be made, which is never a pass. A store
+		// that cannot be read or a damaged tape is a failed check (1),
+		// SPEC §7's runtime error; 2 is kept for the command line.
 		fmt.Fprintln(stderr, err)
+		var unread unreadable
+		if errors.As(err, &unread) {
+			return 1
+		}
 		return 2
 	}
 	switch {
@@ -104,6 +110,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived by tally --provision --replace, then feed --reset")
 	return 1
 }
+
+// unreadable is an error loading the store: its document or tape cannot
+// be read, or the tape is damaged.
+type unreadable struct{ error }
+
+func (u unreadable) Unwrap() error { return u.error }
 
 type options struct {
 	dir        string
@@ -156,7 +168,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	s, err := load(o.dir)
 	if err != nil {
-		return false, false, err
+		return false, false, unreadable{err}
 	}
 	holds = true
 	for _, f := range Integrity(s) {
