@@ -188,7 +188,9 @@ func headers(args []string) ([][2]string, error) {
 		k, v, ok := strings.Cut(h, "=")
 		switch {
 		case !ok || !validHeaderName(k):
-			return nil, command.Usagef("tgpush: --header %q is not NAME=VALUE with an HTTP header name", h)
+			// Only the name is quoted: "X-Api-Key: secret" is a value typed wrong.
+			name := h[:strings.IndexAny(h+"=", "=: ")]
+			return nil, command.Usagef("tgpush: --header %q… is not NAME=VALUE with an HTTP header name", name)
 		case strings.EqualFold(k, "Authorization"):
 			return nil, command.Usagef("tgpush: --header Authorization would put a secret on the command line; use --bearer-token-file or --basic-auth-password-file")
 		case credentialHeader(k):

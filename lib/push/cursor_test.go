@@ -84,3 +84,24 @@ func FuzzParseLabels(f *testing.F) {
 		}
 	})
 }
+
+func FuzzHeaders(f *testing.F) {
+	f.Add("X-Scope-OrgID=web")
+	f.Add("X-Api-Key=hunter2")
+	f.Add("X-Scope-OrgID=a\nb")
+	f.Fuzz(func(t *testing.T, h string) {
+		hs, err := headers([]string{h})
+		if err != nil {
+			// Only the name, before any = : or space, may be quoted.
+			if name := h[:strings.IndexAny(h+"=", "=: ")]; strings.Contains(err.Error(), "hunter2") && !strings.Contains(name, "hunter2") {
+				t.Fatalf("%q: the secret is in %v", h, err)
+			}
+			return
+		}
+		// What is taken is a header HTTP carries, and no credential.
+		k, v := hs[0][0], hs[0][1]
+		if k+"="+v != h || !validHeaderName(k) || credentialHeader(k) || strings.ContainsAny(v, "\r\n\x00") {
+			t.Fatalf("%q gave %q", h, hs)
+		}
+	})
+}

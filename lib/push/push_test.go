@@ -713,7 +713,7 @@ func TestABucketTheTapeHasAfterALaterOneIsNamedAsTheTapesOwnOrder(t *testing.T) 
 func TestHeadersThatHTTPCannotCarryOrThatCarryASecretAreUsageErrors(t *testing.T) {
 	dir := store(t, threeGroups)
 	for _, h := range []string{"X-Scope-OrgID=a\nb", "X-Scope-OrgID=a\x01", "X-Scope-OrgID=a\x7f", "X Scope=a", "=a", "X-Scope-OrgID",
-		"Authorization=Bearer hunter2", "Proxy-Authorization=Basic hunter2", "X-Api-Key=hunter2", "X-Auth-Token=hunter2", "x-secret=hunter2", "X-Password=hunter2"} {
+		"Authorization=Bearer hunter2", "Proxy-Authorization=Basic hunter2", "X-Api-Key: hunter2", "X-Api-Key hunter2", "X-Api-Key=hunter2", "X-Auth-Token=hunter2", "x-secret=hunter2", "X-Password=hunter2"} {
 		code, stderr := refusal(t, "--header", h, "--url", "http://127.0.0.1:1/api/v1/write", dir)
 		if code != 2 || strings.Contains(stderr, "hunter2") || !strings.Contains(stderr, "tgpush: --header") {
 			t.Errorf("--header %q: exit %d, want 2: %s", h, code, stderr)
