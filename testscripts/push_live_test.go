@@ -317,11 +317,11 @@ func TestSamplesTooOldForPrometheusStopTgpushNamingTheBucketAndTheBackfill(t *te
 	oldSt := filepath.Join(dir, "old")
 	mustRun(t, dir, "tally", "--provision", "--doc", "apache-combined", oldSt)
 	mustRun(t, dir, "feed", "-q", old, "--", "tally", "--run", oldSt)
-	stderr, code := run(t, dir, "tgpush", "--once", "--url", prom.writeURL(), oldSt)
+	stderr, code := run(t, dir, "tgpush", "--once", "--label", "host=old", "--url", prom.writeURL(), oldSt)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
-	for _, want := range []string{"refused the bucket at 2026-10-10T13:55:00Z", "out of bounds", "tgread --format openmetrics --from 2026-10-10T13:55:00Z --to T", "run tgpush --from T"} {
+	for _, want := range []string{"refused the bucket at 2026-10-10T13:55:00Z", "out of bounds", "tgread --format openmetrics --from 2026-10-10T13:55:00Z --to T --label host=old", "run tgpush --from T"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -329,6 +329,24 @@ func TestSamplesTooOldForPrometheusStopTgpushNamingTheBucketAndTheBackfill(t *te
 	// Nothing of the old store went in, and the recent one is whole.
 	series, _ := splitQuality(prom.samples("", ""))
 	sameRows(t, series, tapeRows(t, st))
+
+	// The backfill, run as the message says (T past the old tape's end),
+	// gives a Prometheus the old tape's series with the label tgpush adds.
+	m := regexp.MustCompile(`\(tgread (.+?) > backfill\.om; promtool tsdb create-blocks-from openmetrics backfill\.om DATA\)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no backfill command in %s", stderr)
+	}
+	promtool := needBinary(t, "promtool")
+	back := newReceiver(t, "prometheus", "--storage.tsdb.retention.time=100y")
+	tgread := "tgread " + strings.Replace(m[1], "--to T ", "--to 2100-01-01T00:00:00Z ", 1) + " > backfill.om"
+	if out, err := exec.Command("sh", "-c", "cd "+dir+" && "+tgread).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", tgread, err, out)
+	}
+	if out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", filepath.Join(dir, "backfill.om"), filepath.Join(back.data, "tsdb")).CombinedOutput(); err != nil {
+		t.Fatalf("promtool: %v\n%s", err, out)
+	}
+	back.start()
+	sameRows(t, back.samples("", ""), withLabel(tapeRows(t, oldSt), "old"))
 }
 
 func TestPrometheusWithBasicAuthAndTLSTakesTheRightCredentialsAndRefusesTheRest(t *testing.T) {
