@@ -36,8 +36,10 @@ stops tgpush (exit 1) naming the bucket and the fix. A tape replaced under it
 (tally --provision --replace) stops it too.
 
 --from (first run only): start (default), end (only buckets sealed from now
-on) or an RFC 3339 time (buckets starting at it or later). --once pushes what
-is sealed now and exits. Secrets come only from files.
+on) or an RFC 3339 time (buckets starting at it or later; kept in the
+cursor, so later runs skip the buckets before it too). --once pushes what
+is sealed now and exits. Secrets come only from files: a header that
+carries one is given with --header-file NAME=FILE.
 
 Examples:
    tgpush --url http://127.0.0.1:9090/api/v1/write /srv/tally/web
