@@ -68,10 +68,13 @@ func Run(ctx context.Context, o *Options) error {
 	defer fl.Close()
 	p := &pusher{o: o, fl: fl, quirked: map[string]bool{}}
 	fl.quirks = p.quirk
-	if err := p.start(); err != nil {
+	// The secrets are read before start saves a first run's cursor: a
+	// missing token file must leave no cursor that refuses the --from of
+	// the run that fixes it.
+	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
 		return err
 	}
-	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
+	if err := p.start(); err != nil {
 		return err
 	}
 	if o.Once {

@@ -768,3 +768,20 @@ func TestALabelWithAnEmptyValueIsAUsageError(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+func TestAnUnreadableSecretLeavesNoCursorSoTheFixedRunTakesItsFrom(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	tok := filepath.Join(t.TempDir(), "token")
+	args := []string{"--from", "2026-12-01T10:35:40Z", "--bearer-token-file", tok, "--url", f.url(), dir}
+	if code, stderr := refusal(t, args...); code != 1 || !strings.Contains(stderr, "--bearer-token-file: cannot read it") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(DefaultCursor(dir, f.url())); err == nil {
+		t.Fatal("a run that could not read its secret saved a cursor")
+	}
+	os.WriteFile(tok, []byte("s3cret\n"), 0o600)
+	if code, stderr := refusal(t, append([]string{"--from", "end"}, args[2:]...)...); code != 0 || len(f.got()) != 0 {
+		t.Fatalf("exit %d, took %q: %s", code, f.got(), stderr)
+	}
+}
