@@ -58,30 +58,24 @@ func loadCursor(path string) (c Cursor, ok bool, err error) {
 
 var cursorKeys = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width"}
 
-func parseCursor(s string) (Cursor, error) {
+func parseCursor(text string) (Cursor, error) {
+	s, from, err := cutFrom(text)
+	if err != nil {
+		return Cursor{}, err
+	}
 	var c Cursor
 	line, ok := strings.CutSuffix(s, "\n")
 	words := strings.Fields(line)
-	keys := cursorKeys
-	if len(words) == len(cursorKeys)+2 {
-		keys = append(keys[:len(keys):len(keys)], "from")
-	}
-	if !ok || strings.Contains(line, "\n") || len(words) != len(keys)+1 || words[0] != "tgpush" {
-		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=… [from=…]"`)
+	if !ok || strings.Contains(line, "\n") || len(words) != len(cursorKeys)+1 || words[0] != "tgpush" {
+		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=…"`)
 	}
 	v := map[string]string{}
 	for i, w := range words[1:] {
 		k, val, ok := strings.Cut(w, "=")
-		if !ok || k != keys[i] {
-			return c, fmt.Errorf("want %s= in place of %q", keys[i], w)
+		if !ok || k != cursorKeys[i] {
+			return c, fmt.Errorf("want %s= in place of %q", cursorKeys[i], w)
 		}
 		v[k] = val
-	}
-	if f, ok := v["from"]; ok {
-		var err error
-		if c.From, err = tape.ParseTime(f); err != nil || c.From == 0 {
-			return c, fmt.Errorf("from=%s is not a time", f)
-		}
 	}
 	if v["v"] != "1" {
 		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1)", v["v"])
@@ -96,7 +90,6 @@ func parseCursor(s string) (Cursor, error) {
 	}
 	c.Offset = int64(num("offset", 10, 63))
 	c.ID = identity{Dev: num("dev", 10, 64), Ino: num("ino", 10, 64), Sig: uint32(num("sig", 16, 32)), SigLen: int64(num("siglen", 10, 63))}
-	var err error
 	if c.Bucket, err = tape.ParseTime(v["bucket"]); err != nil {
 		errs = append(errs, err)
 	}
@@ -106,7 +99,26 @@ func parseCursor(s string) (Cursor, error) {
 	if c.ID.SigLen > sigSpan {
 		errs = append(errs, fmt.Errorf("siglen=%d is over %d", c.ID.SigLen, sigSpan))
 	}
+	c.From = from
 	return c, errors.Join(errs...)
+}
+
+// cutFrom takes the optional last key of a cursor's line, from=TIME, off
+// it; a line without one is returned as it is.
+func cutFrom(s string) (string, int64, error) {
+	i := strings.LastIndex(s, " from=")
+	if i < 0 {
+		return s, 0, nil
+	}
+	v, nl := strings.CutSuffix(s[i+len(" from="):], "\n")
+	if !nl || strings.ContainsAny(v, " \n") {
+		return s, 0, nil // not the last key of one line: the line's parser says what is wrong
+	}
+	t, err := tape.ParseTime(v)
+	if err != nil || t == 0 {
+		return s, 0, fmt.Errorf("from=%s is not a time", v)
+	}
+	return s[:i] + "\n", t, nil
 }
 
 func (c Cursor) format() []byte {
