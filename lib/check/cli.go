@@ -111,12 +111,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// unreadable is an error loading the store: its document or tape cannot
-// be read, or the tape is damaged.
-type unreadable struct{ error }
-
-func (u unreadable) Unwrap() error { return u.error }
-
 type options struct {
 	dir        string
 	entries    int64
