@@ -18,6 +18,10 @@
 //     can end its quotes, its line or its record: a log line cannot forge a
 //     tape record.
 //   - Times are bucket starts, RFC 3339 in UTC.
+//   - A line Parse refuses is damage, except one well formed as a record
+//     of a kind a later version may add (a kind word, then key=value
+//     words): its error wraps ErrUnknownKind, for a consumer that passes
+//     such lines over.
 package tape
 
 import (
