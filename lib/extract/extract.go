@@ -86,6 +86,15 @@ func (e *Entry) known(i int, v float64, ok bool) {
 	e.nums[i] = numCache{gen: e.gen, ok: ok, v: v}
 }
 
+// reset sets field i to v, forgetting a Number recorded for its earlier
+// value in this extraction (a JSON key given twice: the last one counts).
+func (e *Entry) reset(i int, v []byte) {
+	e.Fields[i] = v
+	if i < len(e.nums) {
+		e.nums[i].gen = e.gen - 1
+	}
+}
+
 // Extractor extracts entries for one document. It is not safe for
 // concurrent use (it reuses its buffers so that extraction allocates
 // nothing per entry).
