@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -440,4 +441,48 @@ func testCA(t *testing.T, dir string) (*x509.CertPool, string) {
 	pool := x509.NewCertPool()
 	pool.AddCert(caCert)
 	return pool, writePEM("ca.crt", "CERTIFICATE", caDER)
+}
+
+// A first run's --from TIME is in the cursor before anything is pushed:
+// tgpush killed -9 while the receiver is down, then run again without
+// --from (which the cursor refuses), pushes only the buckets from TIME.
+func TestFromTimeOutlivesAKillAndNoLaterRunPushesABucketBeforeIt(t *testing.T) {
+	prom := newReceiver(t, "prometheus") // not started yet: down
+	dir := t.TempDir()
+	recent := filepath.Join(dir, "recent.log")
+	pushLog(t, recent, 300)
+	st := pipeline(t, dir, recent)
+	rows := tapeRows(t, st)
+	var starts []string
+	for _, r := range rows {
+		if ts := strings.SplitN(r, "\t", 2)[0]; !slices.Contains(starts, ts) {
+			starts = append(starts, ts)
+		}
+	}
+	slices.Sort(starts)
+	if len(starts) < 3 {
+		t.Fatalf("the tape has %d buckets: the test proves nothing", len(starts))
+	}
+	from := starts[len(starts)/2]
+	cursor := filepath.Join(dir, "push.cursor")
+	p := startCmd(t, dir, "push.err", "tgpush", "--from", from, "--url", prom.writeURL(), "--cursor", cursor, "--retry-max", "50ms", st)
+	waitUntil(t, "the first run's cursor", func() bool {
+		data, _ := os.ReadFile(cursor)
+		return strings.Contains(string(data), " from="+from+"\n")
+	})
+	p.Process.Kill()
+	p.Wait()
+	prom.start()
+	mustRun(t, dir, "tgpush", "--once", "-q", "--url", prom.writeURL(), "--cursor", cursor, st)
+	var want []string
+	for _, r := range rows {
+		if r >= from { // RFC 3339 in UTC, whole seconds: ordered as text
+			want = append(want, r)
+		}
+	}
+	if len(want) == len(rows) {
+		t.Fatal("no row is before --from: the test proves nothing")
+	}
+	series, _ := splitQuality(prom.samples("", ""))
+	sameRows(t, series, want)
 }
