@@ -433,8 +433,10 @@ func tooOld(text string) bool {
 // own order when it has this bucket after a later one (a fragment, the old
 // defect), else another writer of the same series.
 func (p *pusher) orderError(b *batch, where, text string) error {
-	if at := b.groups[0].at; p.cur.Offset > 0 && at < p.cur.Bucket {
-		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket after a later one (the bucket at %s, pushed before it): a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later bucket refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
+	// The cursor is past the last bucket pushed, so a group at or before
+	// it is the tape's own: a second group for a bucket it sealed already.
+	if at := b.groups[0].at; p.cur.Offset > 0 && at <= p.cur.Bucket {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
 	}
 	return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
 }

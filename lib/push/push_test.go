@@ -684,29 +684,34 @@ func TestARedirectStopsTgpushNamingTheLocationAndIsNotFollowed(t *testing.T) {
 }
 
 func TestABucketTheTapeHasAfterALaterOneIsNamedAsTheTapesOwnOrder(t *testing.T) {
-	var newest int64
-	f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
-		for _, ts := range req.Timeseries {
-			for _, s := range ts.Samples {
-				if s.Timestamp < newest {
-					return http.StatusBadRequest
+	// Fragments: a second group for the first bucket after the third, and
+	// for the third right after it.
+	for _, frag := range []struct{ bucket, text string }{{"2026-12-01T10:35:30Z", "out of order sample"}, {"2026-12-01T10:35:50Z", "duplicate sample for timestamp"}} {
+		var newest int64 // of the requests taken before
+		f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
+			latest := newest
+			for _, ts := range req.Timeseries {
+				for _, s := range ts.Samples {
+					if s.Timestamp <= newest {
+						return http.StatusBadRequest
+					}
+					latest = max(latest, s.Timestamp)
 				}
-				newest = max(newest, s.Timestamp)
+			}
+			newest = latest
+			return 200
+		})
+		f.text = map[int]string{400: ": " + frag.text}
+		dir := store(t, threeGroups+frag.bucket+" requests{status=\"200\"} 1\nseal "+frag.bucket+" width=10s entries=1 at=web:1100\n")
+		code, stderr := refusal(t, "--url", f.url(), dir)
+		for _, w := range []string{"refused the bucket at " + frag.bucket, frag.text, "the tape itself has this bucket again after the bucket at 2026-12-01T10:35:50Z, pushed before it", "tgcheck --scan " + dir} {
+			if code != 1 || !strings.Contains(stderr, w) {
+				t.Errorf("exit %d, stderr lacks %q: %s", code, w, stderr)
 			}
 		}
-		return 200
-	})
-	f.text = map[int]string{400: ": out of order sample"}
-	// A fragment: a second group for the first bucket, after the third.
-	dir := store(t, threeGroups+"2026-12-01T10:35:30Z requests{status=\"200\"} 1\nseal 2026-12-01T10:35:30Z width=10s entries=1 at=web:1100\n")
-	code, stderr := refusal(t, "--url", f.url(), dir)
-	for _, w := range []string{"refused the bucket at 2026-12-01T10:35:30Z", "the tape itself has this bucket after a later one (the bucket at 2026-12-01T10:35:50Z", "tgcheck --scan " + dir} {
-		if code != 1 || !strings.Contains(stderr, w) {
-			t.Errorf("exit %d, stderr lacks %q: %s", code, w, stderr)
+		if strings.Contains(stderr, "another store") {
+			t.Errorf("blames another store: %s", stderr)
 		}
-	}
-	if strings.Contains(stderr, "another store") {
-		t.Errorf("blames another store: %s", stderr)
 	}
 }
 
