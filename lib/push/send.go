@@ -238,7 +238,7 @@ func (s *sender) send(ctx context.Context, req *prompb.WriteRequest) error {
 			cancel() // a certificate, a scheme or a missing feature does not fix itself
 			return
 		}
-		s.note(fault(err, s.tr.lastStatus()))
+		s.note(s.scrub(fault(err, s.tr.lastStatus())))
 	}
 	_, err := s.api.Write(ctx, remote.WriteV1MessageType, req, remote.WithWriteRetryCallback(onRetry))
 	switch {
