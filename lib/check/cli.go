@@ -45,8 +45,9 @@ is not complete).
 series), more than one seal for a bucket, !late markers of exactly
 --batch-size entries, a bucket that counts more than its seal's entries=.
 
-Exit status: 0 the tape holds, 1 it does not, 2 bad usage or a tape or
-store that cannot be read (never a pass).
+Exit status: 0 the tape holds, 1 it does not or cannot be checked (a
+damaged tape, a tape or store that cannot be read: never a pass), 2 bad
+usage.
 
 Examples:
    tgcheck --against web1=/var/log/apache2/access.log /srv/tally/web
