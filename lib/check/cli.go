@@ -7,10 +7,13 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/store"
+	"github.com/timbertally/timbertally/lib/tally"
 	"github.com/timbertally/timbertally/lib/tape"
 	"github.com/urfave/cli/v2"
 )
@@ -62,6 +65,7 @@ func Main() int {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	holds, onlyOpen := true, false
+	var o *options
 	app := command.Conventions(&cli.App{
 		// --against ID=GEN1,…,PATH holds commas: a value is one store.
 		DisableSliceFlagSeparator: true,
@@ -82,7 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			&cli.BoolFlag{Name: "open", Usage: "accept an open tape (a store being fed): hold when everything sealed so far holds"},
 		},
 		Action: func(c *cli.Context) error {
-			o, err := parseOptions(c)
+			var err error
+			o, err = parseOptions(c)
 			if err != nil {
 				return err
 			}
@@ -108,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tgcheck: the tape is open (no end record): its store is being fed, or its last run was interrupted; tgcheck --open checks what is sealed so far, and conservation needs the end record that a complete run (feed without --follow) writes")
 		return 1
 	}
-	fmt.Fprintln(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived by tally --provision --replace, then feed --reset")
+	fmt.Fprintf(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived, both steps in this order: %s\n", o.rederive())
 	return 1
 }
 
@@ -122,6 +127,22 @@ type options struct {
 	batchSize  int64
 	maxDrop    float64 // percent; < 0: not checked
 	open       bool    // an open tape is checked as far as it is sealed
+}
+
+// rederive is the complete re-derivation of the tally store checked, as
+// commands to run: the stores are the --against ones (STORE... when none
+// was given), the cursor feed's.
+func (o *options) rederive() string {
+	stores := "STORE..."
+	if len(o.against) > 0 {
+		names := make([]string, len(o.against))
+		for i, in := range o.against {
+			names[i] = in.ID + "=" + in.Path
+		}
+		stores = strings.Join(names, " ")
+	}
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE %s -- tally --run %s",
+		filepath.Join(o.dir, "document"), o.dir, stores, o.dir)
 }
 
 func parseOptions(c *cli.Context) (*options, error) {
@@ -172,6 +193,9 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	var derived *Derived
 	if len(o.against) > 0 {
+		if err := o.began(w); err != nil {
+			return false, false, err
+		}
 		if derived, err = o.derive(s); err != nil {
 			return false, false, err
 		}
@@ -234,6 +258,24 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 // largest position the tape records for it (on a complete tape, that of its
 // end record). A tape is checked against every store it names: the entries
 // of a store left out, and its markers, would go unchecked.
+// began starts the re-derivation of each store where the tape's counting
+// of it began (DIR/bindings): a store first fed with feed --from end was
+// never fed its entries before that position, and says so.
+func (o *options) began(w io.Writer) error {
+	began, err := tally.Began(o.dir)
+	if err != nil {
+		return fmt.Errorf("tgcheck: %v", err)
+	}
+	for i := range o.against {
+		in := &o.against[i]
+		if in.From = began[in.ID]; in.From > 0 {
+			fmt.Fprintf(w, "against: store %s is re-derived from position %d, where the tape's feeding of it began (feed --from end; %s): its entries before it were never fed\n",
+				in.ID, in.From, filepath.Join(o.dir, "bindings"))
+		}
+	}
+	return nil
+}
+
 func (o *options) derive(s *Store) (*Derived, error) {
 	known := Known(s.Tape)
 	for _, id := range slices.Sorted(maps.Keys(known)) {

@@ -21,6 +21,7 @@ type Input struct {
 	ID, Path string
 	History  []string // the store's older generations, oldest first, read before Path (store.Spec)
 	MaxLine  int      // feed's --max-line; 0: its default
+	From     int64    // where the tape's counting of it began (feed --from end; DIR/bindings): re-derived from there
 }
 
 // source is an Input with what the tape says of it (prepare): its entries
@@ -251,7 +252,7 @@ func (s *Input) linesAfter(pos int64) (int64, error) {
 
 // store folds the entries of one source and returns how many it read.
 func (dv *deriver) store(src source) (int64, error) {
-	r, err := src.open(0)
+	r, err := src.open(src.From)
 	if err != nil {
 		return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
 	}

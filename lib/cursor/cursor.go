@@ -28,6 +28,7 @@ type Cursor map[string]int64
 type Mark struct {
 	Offset int64
 	Gen    store.Gen
+	Seam   store.Seam    // the bytes before Offset; zero in an older cursor
 	Gens   []store.GenID // a store named with its history: its generations (store.Reader.Recorded); nil: none
 }
 
@@ -74,9 +75,13 @@ func parse(path string, data []byte) (Marks, error) {
 			err = fmt.Errorf("store %s appears twice", h.ID)
 		}
 		var g store.Gen
+		var sm store.Seam
 		var gens []store.GenID
 		if err == nil {
 			g, err = parseGen(line)
+		}
+		if err == nil {
+			sm, err = parseSeam(line, g)
 		}
 		if err == nil {
 			gens, err = parseHist(line)
@@ -84,7 +89,7 @@ func parse(path string, data []byte) (Marks, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cursor: %s line %d: %w; fix or remove the file", path, n+1, err)
 		}
-		c[h.ID] = Mark{Offset: h.Offset, Gen: g, Gens: gens}
+		c[h.ID] = Mark{Offset: h.Offset, Gen: g, Seam: sm, Gens: gens}
 	}
 	return c, nil
 }
@@ -121,6 +126,28 @@ func parseGen(line []byte) (store.Gen, error) {
 		return store.Gen{}, fmt.Errorf("%q has ino=0 or siglen= over %d", line, store.SigSpan)
 	}
 	return g, nil
+}
+
+// parseSeam reads a store line's seam= (hex CRC-32) and seamlen= (bytes,
+// 1..SigSpan), both or neither; only a line with a generation has one.
+func parseSeam(line []byte, g store.Gen) (store.Seam, error) {
+	var sig, n string
+	for _, f := range strings.Fields(string(line)) {
+		if v, ok := strings.CutPrefix(f, "seam="); ok {
+			sig = v
+		} else if v, ok := strings.CutPrefix(f, "seamlen="); ok {
+			n = v
+		}
+	}
+	if sig == "" && n == "" {
+		return store.Seam{}, nil
+	}
+	s, err1 := strconv.ParseUint(sig, 16, 32)
+	l, err2 := strconv.ParseUint(n, 10, 16)
+	if err1 != nil || err2 != nil || l == 0 || l > store.SigSpan || !g.Known() {
+		return store.Seam{}, fmt.Errorf("%q has a bad seam= or seamlen= (both, seamlen= 1 to %d, on a line with its generation)", line, store.SigSpan)
+	}
+	return store.Seam{Sig: uint32(s), Len: int(l)}, nil
 }
 
 // parseHist reads the hist= key of a store line: the generations of a
@@ -203,6 +230,9 @@ func (c Marks) Format() []byte {
 		b = b[:len(b)-1]
 		if g := m.Gen; g.Known() {
 			b = fmt.Appendf(b, " gen=%d dev=%d ino=%d sig=%08x siglen=%d", g.Base, g.Dev, g.Ino, g.Sig, g.SigLen)
+			if m.Seam.Len > 0 {
+				b = fmt.Appendf(b, " seam=%08x seamlen=%d", m.Seam.Sig, m.Seam.Len)
+			}
 		}
 		b = append(appendHist(b, m.Gens), '\n')
 	}

@@ -328,6 +328,9 @@ func (s *settings) print(ctx context.Context, w *bufio.Writer, stdin io.Reader, 
 		return err
 	}
 	s.view.kinds = kinds
+	if !s.view.byTape {
+		noteBounds(srcs, stderr)
+	}
 	s.plotStep(srcs)
 	if err := s.view.checkStep(srcs); err != nil {
 		return command.Usage(err)

@@ -127,7 +127,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 	}
 	moved, err := provision(args[0], d, c.Bool("replace"), time.Now())
 	if moved != "" {
-		note("moved the old tape aside to %s; re-derive the new one with feed --reset", moved)
+		note("moved the old tape aside to %s; re-derive the new one with feed --reset, the cursor and stores as before: feed --reset --cursor FILE STORE... -- tally --run %s", moved, args[0])
 	}
 	return err
 }
