@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestACursorReadsBackAsItWasSaved(t *testing.T) {
@@ -73,8 +74,10 @@ func FuzzParseLabels(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// What is taken is two distinct, valid names, sorted, with their values.
-		if len(ls) != 2 || ls[0].Name >= ls[1].Name || strings.HasPrefix(ls[0].Name, "__") {
+		// What is taken is two distinct, valid names, sorted, with their
+		// values, none empty (Prometheus would drop it) and all UTF-8.
+		if len(ls) != 2 || ls[0].Name >= ls[1].Name || strings.HasPrefix(ls[0].Name, "__") ||
+			ls[0].Value == "" || ls[1].Value == "" || !utf8.ValidString(ls[0].Value+ls[1].Value) {
 			t.Fatalf("%q %q gave %+v", a, b, ls)
 		}
 		for _, l := range ls {
