@@ -303,9 +303,13 @@ func (p *pusher) add(b *batch, g Group) {
 // send sends one group's batch, in requests of at most MaxSamples
 // samples, and saves the cursor past it once the receiver took them all.
 func (p *pusher) send(ctx context.Context, b *batch) error {
+	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
 	for _, req := range b.requests(p.o.MaxSamples) {
 		if err := p.s.send(ctx, req); err != nil {
-			return p.refusedError(err, b)
+			return p.refusedError(err, b, taken)
+		}
+		for _, ts := range req.Timeseries {
+			taken += len(ts.Samples)
 		}
 	}
 	last := b.groups[len(b.groups)-1]
@@ -385,12 +389,15 @@ func (p *pusher) replacedError(c Cursor) error {
 }
 
 // refusedError explains an answer that retrying cannot change.
-func (p *pusher) refusedError(err error, b *batch) error {
+func (p *pusher) refusedError(err error, b *batch, taken int) error {
 	var ref *Refused
 	if !errors.As(err, &ref) {
 		return err
 	}
 	where := fmt.Sprintf("%s (nothing from it on was pushed; the next run resumes %s)", b.span(), p.resumes())
+	if taken > 0 { // no request spans two groups, but a group may span requests
+		where = fmt.Sprintf("%s (the receiver took %d of its %d samples in the requests before, the same values the next run sends again with the rest; nothing after it was pushed; the next run resumes %s)", b.span(), taken, b.samples, p.resumes())
+	}
 	text := clip(ref.Text)
 	status := fmt.Sprintf("%d %s", ref.Status, http.StatusText(ref.Status))
 	switch {

@@ -790,3 +790,20 @@ func TestAnUnreadableSecretLeavesNoCursorSoTheFixedRunTakesItsFrom(t *testing.T)
 		t.Fatalf("exit %d, took %q: %s", code, f.got(), stderr)
 	}
 }
+
+func TestARefusalInsideASplitGroupSaysHowMuchOfItTheReceiverTook(t *testing.T) {
+	f := newFake(t, func(n int, _ *prompb.WriteRequest, _ http.Header) int {
+		if n == 2 {
+			return http.StatusBadRequest
+		}
+		return 200
+	})
+	code, stderr := refusal(t, "--max-samples", "2", "--url", f.url(), store(t, threeGroups))
+	// The first group has 4 samples (2 series, entries, late): 2 requests.
+	if code != 1 || !strings.Contains(stderr, "refused the bucket at 2026-12-01T10:35:30Z (the receiver took 2 of its 4 samples in the requests before") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if len(f.got()) != 2 {
+		t.Errorf("took %q, want the first request's 2 samples", f.got())
+	}
+}
