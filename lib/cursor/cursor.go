@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,27 +98,37 @@ var genKeys = []string{"gen", "dev", "ino", "sig", "siglen"}
 
 // parseGen reads the generation keys of a store line, which ParseHeader
 // ignores: gen= base, dev= and ino= decimal, sig= hex CRC-32, siglen= bytes.
+// The words are split as ParseHeader splits them (protocol.SplitLine).
 func parseGen(line []byte) (store.Gen, error) {
-	kv := map[string]string{}
-	for _, f := range strings.Fields(string(line)) {
-		if k, v, ok := strings.Cut(f, "="); ok && slices.Contains(genKeys, k) {
-			kv[k] = v
-		}
-	}
-	if len(kv) == 0 {
-		return store.Gen{}, nil
+	var w protocol.Words
+	if _, err := protocol.SplitLine(line, &w); err != nil {
+		return store.Gen{}, err
 	}
 	var n [5]uint64
+	found := 0
 	for i, k := range genKeys {
-		base, bits := 10, 63
-		if k == "sig" {
-			base, bits = 16, 32
+		v, ok := w.Get(k)
+		if !ok {
+			continue
 		}
-		v, ok := kv[k]
+		found++
 		var err error
-		if n[i], err = strconv.ParseUint(v, base, bits); !ok || err != nil {
-			return store.Gen{}, fmt.Errorf("%q has a bad or missing %s= (the generation needs %s)", line, k, strings.Join(genKeys, "= ")+"=")
+		if k == "sig" {
+			n[i], err = strconv.ParseUint(v, 16, 32)
+		} else {
+			var d int64
+			d, err = protocol.ParseNum(k, v)
+			n[i] = uint64(d)
 		}
+		if err != nil {
+			return store.Gen{}, fmt.Errorf("%q has a bad %s= (the generation needs %s)", line, k, strings.Join(genKeys, "= ")+"=")
+		}
+	}
+	switch {
+	case found == 0:
+		return store.Gen{}, nil
+	case found < len(genKeys):
+		return store.Gen{}, fmt.Errorf("%q has a bad or missing generation key (the generation needs %s)", line, strings.Join(genKeys, "= ")+"=")
 	}
 	g := store.Gen{Base: int64(n[0]), Dev: n[1], Ino: n[2], Sig: uint32(n[3]), SigLen: int(n[4])}
 	if !g.Known() || g.SigLen > store.SigSpan {
@@ -154,12 +163,11 @@ func parseSeam(line []byte, g store.Gen) (store.Seam, error) {
 // store named with its history, oldest first, each BASE:SIGLEN:SIG (BASE
 // decimal or "-" for not yet reached, SIGLEN decimal, SIG hex CRC-32).
 func parseHist(line []byte) ([]store.GenID, error) {
-	var v string
-	for _, f := range strings.Fields(string(line)) {
-		if val, ok := strings.CutPrefix(f, "hist="); ok {
-			v = val
-		}
+	var w protocol.Words
+	if _, err := protocol.SplitLine(line, &w); err != nil {
+		return nil, err
 	}
+	v, _ := w.Get("hist")
 	if v == "" {
 		return nil, nil
 	}

@@ -398,22 +398,22 @@ func (f *feeder) poll(now time.Time) bool {
 	}
 	if !f.led.heard() {
 		// Before its first report the consumer is starting up (a Go
-		// runtime, a document, a tape: ~3 ms for tally): polling would
-		// only miss, and three misses rested polling for the batches
-		// right after, so feed slept and tally's first reports woke it
-		// onto tally's CPU (its first 10 000 entries 3.6-3.8 ms with this,
-		// 4.0-5.4 without; the run 134.9 -> 133.4 ms, medians of 21).
-		// One look, then sleep until the first report comes.
+		// runtime, a document, a tape): polling would only miss, and three
+		// misses rested polling for the batches right after, so feed slept
+		// and tally's first reports woke it onto tally's CPU, which slowed
+		// the run's start (figures: bench/README.md, "The figures behind the code's comments"). One look, then sleep until the first report
+		// comes.
 		if f.led.pump(f.con.rep); !f.led.heard() {
 			return false
 		}
 	}
-	// The wait is timed from the send, when the report is due ~60-80 µs
-	// later, but feed may have spent most of spin.Max since then on its own
-	// work (a 2 MiB read of the store, every ~20 batches at 512): a late
-	// wait still polls for half of it. Timed from the send alone, ~45
-	// waits a run slept at once, and each let tally's report wake feed
-	// onto tally's CPU.
+	// The wait is timed from the send, when the report is due soon after,
+	// but feed may have spent most of spin.Max since then on its own work
+	// (a 2 MiB read of the store, every ~20 batches at 512): a late wait
+	// still polls for half of it. Timed from the send alone, dozens of
+	// waits a run slept at once (bench/README.md, "The figures behind the
+	// code's comments"), and each let tally's report wake feed onto
+	// tally's CPU.
 	return f.spin.Await(min(now.Sub(last), spin.Max/2), f.look)
 }
 
@@ -519,7 +519,7 @@ func (f *feeder) noteRotations(s *stream) {
 		}
 		if g.Cause == "truncated" && !f.copied {
 			f.copied = true
-			f.note("feed: note: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
+			f.warn("feed: warning: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
 		}
 	}
 	s.gens = len(gens)
@@ -627,16 +627,11 @@ func (f *feeder) writeErr(err error) error {
 	return fmt.Errorf("feed: writing to the consumer: %w", err)
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-// note prints a note unless -q.
+// note prints a note unless -q: what feed did (a rotation followed, an
+// interrupt obeyed). A warning (warn) is printed even with -q, as
+// coreutils' -q does: what may lose or hold entries (a stall, a
+// copytruncate's lost lines, a generation not read), which a service's
+// journal must show.
 func (f *feeder) note(format string, args ...any) {
 	if !f.opt.Quiet {
 		f.warn(format, args...)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
 	"github.com/timbertally/timbertally/lib/lockfile"
+	"github.com/timbertally/timbertally/lib/protocol"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -65,16 +66,17 @@ func parseCursor(text string) (Cursor, error) {
 	}
 	var c Cursor
 	line, ok := strings.CutSuffix(s, "\n")
-	words := strings.Fields(line)
-	if !ok || strings.Contains(line, "\n") || len(words) != len(cursorKeys)+1 || words[0] != "tgpush" {
+	var w protocol.Words
+	kind, err := protocol.SplitLine([]byte(line), &w)
+	if !ok || strings.Contains(line, "\n") || err != nil || kind != "tgpush" {
 		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=…"`)
 	}
+	if err := w.Want(cursorKeys...); err != nil {
+		return c, err
+	}
 	v := map[string]string{}
-	for i, w := range words[1:] {
-		k, val, ok := strings.Cut(w, "=")
-		if !ok || k != cursorKeys[i] {
-			return c, fmt.Errorf("want %s= in place of %q", cursorKeys[i], w)
-		}
+	for i := range cursorKeys {
+		k, val := w.At(i)
 		v[k] = val
 	}
 	if v["v"] != "1" {

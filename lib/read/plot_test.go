@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -110,6 +111,25 @@ func TestPlotWidthComesFromColumns(t *testing.T) {
 	r := tgread(t, plotTape, "--plot", "--metric", "requests", "-")
 	if first := strings.Split(r.stdout, "\n")[1]; len([]rune(first)) != 39 {
 		t.Errorf("with COLUMNS=40 a chart line is %d runes, want 39 (a label of 1, an axis of 2, 4 bars of the 37 columns left: 9 each):\n%s", len([]rune(first)), r.stdout)
+	}
+}
+
+func TestPlotWidthComesFromTheTerminalWhenColumnsIsUnset(t *testing.T) {
+	asked := terminalWidth
+	defer func() { terminalWidth = asked }()
+	terminalWidth = func() (int, bool) { return 40, true }
+	t.Setenv("COLUMNS", "") // restored after the test
+	os.Unsetenv("COLUMNS")
+	r := tgread(t, plotTape, "--plot", "--metric", "requests", "-")
+	if first := strings.Split(r.stdout, "\n")[1]; len([]rune(first)) != 39 {
+		t.Errorf("in a terminal 40 wide a chart line is %d runes, want 39:\n%s", len([]rune(first)), r.stdout)
+	}
+	t.Setenv("COLUMNS", "30") // an exported COLUMNS, then --width, win over the terminal
+	if first := strings.Split(tgread(t, plotTape, "--plot", "--metric", "requests", "-").stdout, "\n")[1]; len([]rune(first)) > 30 {
+		t.Errorf("COLUMNS=30 in a terminal 40 wide: a chart line of %d runes", len([]rune(first)))
+	}
+	if first := strings.Split(tgread(t, plotTape, "--plot", "--width", "24", "--metric", "requests", "-").stdout, "\n")[1]; len([]rune(first)) > 24 {
+		t.Errorf("--width 24 in a terminal 40 wide: a chart line of %d runes", len([]rune(first)))
 	}
 }
 
