@@ -2,7 +2,8 @@ package tape
 
 import (
 	"errors"
-	"strings"
+
+	"github.com/timbertally/timbertally/lib/protocol"
 )
 
 // ErrUnknownKind is the error Parse wraps for a line that is well formed as
@@ -16,16 +17,16 @@ import (
 var ErrUnknownKind = errors.New("a well-formed record of a kind this version does not know")
 
 // laterKind reports whether the line word+" "+rest is well formed as a
-// record of a kind added later (ErrUnknownKind).
+// record of a kind added later (ErrUnknownKind): its words split as the
+// protocol splits every line's (protocol.SplitWords), with keys and values
+// of the shapes this version writes.
 func laterKind(word, rest string, more bool) bool {
-	if !more || !kindWord(word) {
+	var w protocol.Words
+	if !more || !kindWord(word) || protocol.SplitWords(rest, &w) != nil {
 		return false
 	}
-	for more {
-		var w string
-		w, rest, more = strings.Cut(rest, " ")
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || !keyWord(k) || !printable(v) {
+	for i := range w.Len() {
+		if k, v := w.At(i); !keyWord(k) || !printable(v) {
 			return false
 		}
 	}
