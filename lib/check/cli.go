@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
 		// The checks could not be made, which is never a pass. A store
 		// that cannot be read or a damaged tape is a failed check (1),
-		// SPEC §7's runtime error; 2 is kept for the command line.
+		// a runtime error (docs/design.md §7); 2 is kept for the command line.
 		fmt.Fprintln(stderr, err)
 		var unread unreadable
 		if errors.As(err, &unread) {
