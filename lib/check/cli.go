@@ -48,8 +48,9 @@ is not complete).
 series), more than one seal for a bucket, !late markers of exactly
 --old-batch-size entries, a bucket that counts more than its seal's entries=.
 
-Exit status: 0 the tape holds, 1 it does not, 2 bad usage or a tape or
-store that cannot be read (never a pass).
+Exit status: 0 the tape holds, 1 it does not or cannot be checked (a
+damaged tape, a tape or store that cannot be read: never a pass), 2 bad
+usage.
 
 Examples:
    tgcheck --against web1=/var/log/apache2/access.log /srv/tally/web
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
 		// The checks could not be made, which is never a pass. A store
 		// that cannot be read or a damaged tape is a failed check (1),
-		// SPEC §7's runtime error; 2 is kept for the command line.
+		// a runtime error (docs/design.md §7); 2 is kept for the command line.
 		fmt.Fprintln(stderr, err)
 		var unread unreadable
 		if errors.As(err, &unread) {
