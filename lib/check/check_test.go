@@ -409,7 +409,7 @@ func TestAStoreShorterThanTheTapeKnowsIsRefusedAsAFailedCheckExit1(t *testing.T)
 }
 
 // A store that cannot be read, missing or a truncated gzip generation, is
-// a failed check (SPEC §7: 1), not a bad command line (2).
+// a failed check (docs/design.md §7: 1), not a bad command line (2).
 func TestAnAgainstStoreThatCannotBeReadExits1(t *testing.T) {
 	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
 	var gz bytes.Buffer
@@ -531,7 +531,7 @@ func TestTheCapMarkersOfEveryMetricAccountForTheSeriesLeftOut(t *testing.T) {
 }
 
 // A marker covers one run of consecutive entries of its kind and bucket
-// (SPEC §5): its range must hold exactly its count entries, each of them
+// (docs/design.md §5): its range must hold exactly its count entries, each of them
 // late or capped in its bucket, or dropped for its reason. A marker moved
 // onto other entries, or whose count= was changed, is a finding.
 func TestEachMarkersRangeHoldsCountEntriesOfItsKind(t *testing.T) {

@@ -236,7 +236,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 		// What --open accepts: conservation waits for the end record.
 		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; conservation is checked once the input is complete\n", sealedSoFar(s.Tape))
 	case o.hasEntries || derived != nil:
-		// SPEC §6: conservation needs a complete tape; on an open one it
+		// docs/design.md §6: conservation needs a complete tape; on an open one it
 		// says how far the tape is sealed and fails, so that a tape that
 		// lost its tail can never pass the proof.
 		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; it can be checked once the input is complete, and what is sealed so far with --open\n", sealedSoFar(s.Tape))

@@ -1,4 +1,4 @@
-// Package read is tgread: it resolves tapes (SPEC §6) and prints what they
+// Package read is tgread: it resolves tapes (docs/design.md §6) and prints what they
 // say.
 //
 // Invariants:

@@ -1,5 +1,5 @@
 // Package tape formats, parses, writes and resolves the records of a tally
-// store's tape (SPEC §5).
+// store's tape (docs/design.md §5).
 //
 // The tape is append-only text, one record a line:
 //
@@ -39,7 +39,7 @@ import (
 // Kind is the kind of a tape record.
 type Kind uint8
 
-// The record kinds of SPEC §5.
+// The record kinds of docs/design.md §5.
 const (
 	Series Kind = iota + 1 // a sealed bucket's value for one series
 	Seal                   // closes a bucket's group
