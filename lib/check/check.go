@@ -36,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
 )
@@ -63,7 +64,7 @@ func load(dir string, live bool) (*tallyStore, error) {
 	docPath := filepath.Join(dir, "document")
 	text, err := os.ReadFile(docPath)
 	if err != nil {
-		return nil, fmt.Errorf("tgcheck: %s is not a tally store (%v); make one with tally --provision", dir, unwrapPath(err))
+		return nil, fmt.Errorf("tgcheck: %s is not a tally store (%v); make one with tally --provision", dir, command.Bare(err))
 	}
 	d, err := doc.Parse(docPath, text)
 	if err != nil {
@@ -82,16 +83,6 @@ func load(dir string, live bool) (*tallyStore, error) {
 		return nil, fmt.Errorf("tgcheck: %s: %v", s.TapePath, err)
 	}
 	return s, nil
-}
-
-// unwrapPath drops the "open PATH:" of a *fs.PathError whose path the
-// message already names.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // knownPositions returns, per store id, the largest position the tape records: every

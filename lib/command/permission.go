@@ -74,3 +74,14 @@ func userName(uid int) string {
 	}
 	return "uid " + strconv.Itoa(uid)
 }
+
+// Bare returns what a *fs.PathError wraps ("permission denied", "no such
+// file or directory"), for a message that names the path itself, so that
+// it is not named twice ("open web/lock: ").
+func Bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
+	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/lockfile"
 	"github.com/timbertally/timbertally/lib/protocol"
 	"github.com/timbertally/timbertally/lib/tape"
@@ -151,7 +152,7 @@ func lock(cursor string) (*os.File, error) {
 	case errors.As(err, &held):
 		return nil, fmt.Errorf("tgpush: the cursor %s is in use by %s; one tgpush per tally store and receiver: stop that one first", cursor, held.Holder)
 	case err != nil:
-		return nil, fmt.Errorf("tgpush: cannot make the lock %s.lock: %v", cursor, unwrapPath(err))
+		return nil, fmt.Errorf("tgpush: cannot make the lock %s.lock: %v", cursor, command.Bare(err))
 	}
 	return f, nil
 }

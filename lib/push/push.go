@@ -54,7 +54,7 @@ type pusher struct {
 func Run(ctx context.Context, o *Options) error {
 	tapePath := filepath.Join(o.Dir, "tape")
 	if _, err := os.Stat(filepath.Join(o.Dir, "document")); err != nil {
-		return fmt.Errorf("tgpush: %s is not a tally store (%v); name the directory tally --provision made", o.Dir, unwrapPath(err))
+		return fmt.Errorf("tgpush: %s is not a tally store (%v); name the directory tally --provision made", o.Dir, command.Bare(err))
 	}
 	lk, err := lock(o.Cursor)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/prometheus/client_golang/exp/api/remote"
+
+	"github.com/timbertally/timbertally/lib/command"
 )
 
 // Auth is how tgpush proves itself to the receiver. Secrets are file
@@ -171,7 +173,7 @@ func (s *sender) scrub(text string) string {
 func secret(path, flag string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("tgpush: %s: cannot read it (%v); name a readable file holding the secret", flag, unwrapPath(err))
+		return "", fmt.Errorf("tgpush: %s: cannot read it (%v); name a readable file holding the secret", flag, command.Bare(err))
 	}
 	s := strings.TrimRight(string(b), "\r\n")
 	if s == "" {
@@ -179,21 +181,12 @@ func secret(path, flag string) (string, error) {
 	}
 	return s, nil
 }
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 func tlsConfig(auth *Auth) (*tls.Config, error) {
 	conf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if auth.CAFile != "" {
 		pem, err := os.ReadFile(auth.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("tgpush: --ca-file: cannot read it (%v)", unwrapPath(err))
+			return nil, fmt.Errorf("tgpush: --ca-file: cannot read it (%v)", command.Bare(err))
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
