@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/synth"
 )
 
 const (
@@ -269,5 +270,48 @@ func TestTheBuiltinCutterForAFormatsStartCutsAsTheLoopDoes(t *testing.T) {
 				sameCut(t, fast, loop, []byte(l[:r.IntN(len(l)+1)]))
 			}
 		}
+	}
+}
+
+// BenchmarkExtractGenerated extracts 4096 generated lines of each format
+// (lib/synth's, as bench/run.sh times them) with bench/run.sh's documents,
+// the built-in first: their ns/op, taken in one invocation, are the ratios
+// bench/README.md reports beside the CPU seconds of tally --try.
+func BenchmarkExtractGenerated(b *testing.B) {
+	const metrics = "window 10s grace=60s\nmetric requests count by=status\n"
+	for _, c := range []struct{ name, format, doc string }{
+		{"builtin", synth.FormatCombined, "format apache-combined\n" + metrics + "metric bytes sum=bytes by=status\n"},
+		{"apache-combined", synth.FormatCombined, "format apache combined\n" + metrics + "metric bytes sum=bytes by=status\n"},
+		{"apache-timed", synth.FormatApacheTimed, "format apache \"" + synth.ApacheTimedLogFormat + "\"\n" + metrics + "metric bytes sum=bytes by=status\n"},
+		{"nginx", synth.FormatNginx, "format nginx '" + synth.NginxLogFormat + "'\n" + metrics + "metric bytes sum=body_bytes_sent by=status\n"},
+		{"json", synth.FormatJSON, "format json\ntime ts layout=unix\n" + metrics + "metric bytes sum=size by=status\n"},
+		{"logfmt", synth.FormatLogfmt, "format logfmt\ntime ts layout=rfc3339\n" + metrics + "metric bytes sum=size by=status\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			g, err := synth.New(synth.Config{Seed: 1, N: 4096, Format: c.format})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var lines [][]byte
+			size := 0
+			for range 4096 {
+				l := g.Next(nil)
+				lines = append(lines, l[:len(l)-1])
+				size += len(l)
+			}
+			x := newExtractor(b, c.doc)
+			var e Entry
+			b.SetBytes(int64(size / len(lines)))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if x.Extract(lines[i], &e) != "" {
+					b.Fatalf("%q: not extracted", lines[i])
+				}
+				if i++; i == len(lines) {
+					i = 0
+				}
+			}
+		})
 	}
 }
