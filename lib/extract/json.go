@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -322,8 +324,10 @@ func digitsFrom(b []byte, i int) int {
 	return i
 }
 
+// skipWS returns the index of the first byte at or after b[i] that is not
+// JSON's white space. Most lines have none: one comparison says so.
 func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -344,14 +348,27 @@ func (x *Extractor) str(b []byte, i int) (v []byte, q int, ok bool) {
 }
 
 // scanString finds the string at b[i] ('"'): its content is b[s:q], q
-// the closing quote; esc says whether it holds a backslash. Most of
-// JSON's strings are short keys and words, for which a plain loop beats
-// bytes.IndexByte's setup; past 16 bytes (a URI, an agent) IndexByte
-// pays.
+// the closing quote; esc says whether it holds a backslash. It reads 8
+// bytes a step, finding the first '"' or '\\' of each word with
+// bitwise arithmetic (a plain loop over bytes was a third of a JSON
+// line's time), and the last few bytes one by one.
 func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 	s = i + 1
 	j := s
-	for short := min(len(b), s+16); j < short; j++ {
+	for j+8 <= len(b) {
+		m := stopMask(binary.LittleEndian.Uint64(b[j:]))
+		if m == 0 {
+			j += 8
+			continue
+		}
+		j += bits.TrailingZeros64(m) >> 3
+		if b[j] == '"' {
+			return s, j, esc, true
+		}
+		esc = true
+		j += 2 // the backslash and the byte it escapes
+	}
+	for ; j < len(b); j++ {
 		switch b[j] {
 		case '"':
 			return s, j, esc, true
@@ -360,31 +377,17 @@ func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 			j++
 		}
 	}
-	if esc { // rare: finish byte by byte
-		for ; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				return s, j, true, true
-			case '\\':
-				j++
-			}
-		}
-		return 0, 0, false, false
-	}
-	for from := min(j, len(b)); ; {
-		k := bytes.IndexByte(b[from:], '"')
-		if k < 0 {
-			return 0, 0, false, false
-		}
-		q = from + k
-		if bytes.IndexByte(b[from:q], '\\') >= 0 {
-			esc = true
-		}
-		if !esc || backslashesBefore(b[s:q])%2 == 0 {
-			return s, q, esc, true
-		}
-		from = q + 1
-	}
+	return 0, 0, false, false
+}
+
+// stopMask has the high bit set of each byte of w (little-endian) that is
+// '"' or '\\', and perhaps of bytes after the first such one: only its
+// lowest set bit is exact, and only it is read.
+func stopMask(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // validEscapes reports whether every escape of a JSON string's content
