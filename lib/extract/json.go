@@ -184,18 +184,10 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 		end, ok = x.object(b, i, n, e, depth)
 	case c == '[' && len(n.kids) > 0:
 		end, ok = x.array(b, i, n, e, depth)
-	default:
-		end, ok = skipValue(b, i, depth)
-	}
-	if !ok || n.field < 0 {
-		return end, ok
-	}
-	v := b[start:end]
-	switch v[0] {
-	case 'n':
-		v = v[:0] // null: as absent
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if hasExponent(v) {
+	case c == '-' || isDigit(c):
+		var exp bool
+		if end, exp, ok = scanNumber(b, i); ok && exp && n.field >= 0 {
+			v := b[start:end]
 			f, err := strconv.ParseFloat(string(v), 64)
 			num := err == nil && f < maxNumber && f > -maxNumber
 			if !num {
@@ -203,20 +195,18 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 			}
 			e.known(n.field, f+0, num) // +0: no negative zero
 		}
+	default:
+		end, ok = skipValue(b, i, depth)
+	}
+	if !ok || n.field < 0 {
+		return end, ok
+	}
+	v := b[start:end]
+	if v[0] == 'n' {
+		v = v[:0] // null: as absent
 	}
 	e.Fields[n.field] = v
 	return end, true
-}
-
-// hasExponent reports whether a JSON number has an exponent (a plain
-// loop: numbers are short, and bytes.IndexAny builds a set each call).
-func hasExponent(v []byte) bool {
-	for _, c := range v {
-		if c == 'e' || c == 'E' {
-			return true
-		}
-	}
-	return false
 }
 
 // skipValue returns the index after the JSON value at b[i], checking its
@@ -243,7 +233,8 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 	case 'n':
 		return literal(b, i, "null")
 	}
-	return scanNumber(b, i)
+	end, _, ok := scanNumber(b, i)
+	return end, ok
 }
 
 // skipContainer skips an object (keyed) or an array starting at b[i].
@@ -283,8 +274,9 @@ func literal(b []byte, i int, word string) (int, bool) {
 	return 0, false
 }
 
-// scanNumber checks -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at b[i].
-func scanNumber(b []byte, i int) (int, bool) {
+// scanNumber checks -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at b[i]
+// and says whether the number has an exponent (Number does not read one).
+func scanNumber(b []byte, i int) (end int, exp, ok bool) {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -294,12 +286,12 @@ func scanNumber(b []byte, i int) (int, bool) {
 	case i < len(b) && '1' <= b[i] && b[i] <= '9':
 		i = digitsFrom(b, i)
 	default:
-		return 0, false
+		return 0, false, false
 	}
 	if i < len(b) && b[i] == '.' {
 		j := digitsFrom(b, i+1)
 		if j == i+1 {
-			return 0, false
+			return 0, false, false
 		}
 		i = j
 	}
@@ -310,11 +302,11 @@ func scanNumber(b []byte, i int) (int, bool) {
 		}
 		j := digitsFrom(b, i)
 		if j == i {
-			return 0, false
+			return 0, false, false
 		}
-		i = j
+		return j, true, true
 	}
-	return i, true
+	return i, false, true
 }
 
 func digitsFrom(b []byte, i int) int {
