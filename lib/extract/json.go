@@ -376,10 +376,16 @@ func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 // '"' or '\\', and perhaps of bytes after the first such one: only its
 // lowest set bit is exact, and only it is read.
 func stopMask(w uint64) uint64 {
+	return byteMask(w, '"') | byteMask(w, '\\')
+}
+
+// byteMask has the high bit set of each byte of w (little-endian) that is
+// c, and perhaps of bytes after the first such one: only its lowest set
+// bit is exact (a borrow runs only from a byte that matched).
+func byteMask(w uint64, c byte) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := w ^ (ones * '"')
-	bs := w ^ (ones * '\\')
-	return ((q-ones)&^q | (bs-ones)&^bs) & highs
+	x := w ^ (ones * uint64(c))
+	return (x - ones) &^ x & highs
 }
 
 // validEscapes reports whether every escape of a JSON string's content

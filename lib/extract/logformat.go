@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -314,11 +316,11 @@ func shortEnd(b []byte, end byte, skip int) int {
 	return -1
 }
 
-// longEnd is shortEnd for a long field.
+// longEnd is shortEnd for a longer field.
 func longEnd(b []byte, end byte, skip int) int {
 	at := 0
 	for {
-		i := bytes.IndexByte(b[at:], end)
+		i := indexByte(b[at:], end)
 		if i < 0 {
 			return -1
 		}
@@ -330,6 +332,22 @@ func longEnd(b []byte, end byte, skip int) int {
 	}
 }
 
+// indexByte is bytes.IndexByte for the fields after the combined layout
+// (a vhost, an address, a forwarded-for): they are mostly shorter than 32
+// bytes, which it reads 8 a step without IndexByte's call and setup.
+func indexByte(b []byte, c byte) int {
+	j := 0
+	for ; j+8 <= len(b) && j < 32; j += 8 {
+		if m := byteMask(binary.LittleEndian.Uint64(b[j:]), c); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+	}
+	if k := bytes.IndexByte(b[j:], c); k >= 0 {
+		return j + k
+	}
+	return -1
+}
+
 // quotedEnd returns the index of b's first '"' not escaped by a backslash
 // (Apache writes \" and \\, nginx's escape=json \" and \\), or -1.
 func quotedEnd(b []byte) int {
@@ -337,7 +355,7 @@ func quotedEnd(b []byte) int {
 		return 1 // "-": no search
 	}
 	for from := 0; ; {
-		i := bytes.IndexByte(b[from:], '"')
+		i := indexByte(b[from:], '"')
 		if i < 0 {
 			return -1
 		}

@@ -315,3 +315,16 @@ func BenchmarkExtractGenerated(b *testing.B) {
 		})
 	}
 }
+
+// FuzzIndexByte checks the word-at-a-time indexByte against
+// bytes.IndexByte.
+func FuzzIndexByte(f *testing.F) {
+	f.Add([]byte("www.example.com \"-\""), byte(' '))
+	f.Add([]byte("0123456789abcdef0123456789abcdef0123456789\"x"), byte('"'))
+	f.Add([]byte("\x80\xa2\"\x00"), byte('"'))
+	f.Fuzz(func(t *testing.T, b []byte, c byte) {
+		if got, want := indexByte(b, c), bytes.IndexByte(b, c); got != want {
+			t.Fatalf("indexByte(%q, %q) = %d, bytes.IndexByte %d", b, c, got, want)
+		}
+	})
+}
