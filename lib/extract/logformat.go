@@ -19,7 +19,8 @@ type cut struct {
 	how   int  // how the field's end is found: one of the how constants
 	end   byte // the literal's first byte, which ends the field
 	tail  []byte
-	skip  int // occurrences of end inside the field
+	skip  int  // occurrences of end inside the field
+	plain bool // a text field that goes to Entry.Fields: nothing to check
 }
 
 // How a cut finds its field's end.
@@ -54,6 +55,7 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 		if p.Field != "" {
 			k.field = field
 			field++
+			k.plain = p.Kind == doc.Text
 		}
 		if p.Kind == doc.Request {
 			k.req = field
@@ -170,7 +172,15 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 			}
 			// A text field other than "-" is mostly a name or an address
 			// (a vhost, a forwarded-for): long enough for IndexByte to pay.
-			j = longEnd(rest, c.end, c.skip)
+			if j = longEnd(rest, c.end, c.skip); j > 0 && c.plain {
+				// A vhost, an address: set and past its literal here, not
+				// by the checks below, which a plain field passes.
+				f[c.field], rest = rest[:j], rest[j+1:]
+				if x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
 		case howStatus:
 			if len(rest) > 3 && rest[3] == c.end && isStatus(rest[:3]) {
 				f[c.field], rest = rest[:3], rest[4:]
@@ -203,7 +213,13 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 		case howLong:
 			j = longEnd(rest, c.end, c.skip)
 		case howQuoted:
-			j = quotedEnd(rest)
+			if j = quotedEnd(rest); j >= 0 && c.plain {
+				f[c.field], rest = rest[:j], rest[j+1:]
+				if x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
 		case howList:
 			j = listEnd(rest, c.end)
 		case howLast:
