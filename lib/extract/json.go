@@ -117,6 +117,10 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		if !ok {
 			return 0, false
 		}
+		if i < len(b) && b[i] == ',' { // the next member, mostly: no call
+			i = skipWS(b, i+1)
+			continue
+		}
 		var end bool
 		if i, end, ok = afterValue(b, i, '}'); end || !ok {
 			return i, ok
@@ -158,6 +162,10 @@ func (x *Extractor) array(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 		}
 		if !ok {
 			return 0, false
+		}
+		if i < len(b) && b[i] == ',' { // the next member, mostly: no call
+			i = skipWS(b, i+1)
+			continue
 		}
 		var end bool
 		if i, end, ok = afterValue(b, i, ']'); end || !ok {
@@ -259,6 +267,10 @@ func skipContainer(b []byte, i, depth int, close byte, keyed bool) (int, bool) {
 		}
 		if i, ok = skipValue(b, i, depth+1); !ok {
 			return 0, false
+		}
+		if i < len(b) && b[i] == ',' { // the next member, mostly: no call
+			i = skipWS(b, i+1)
+			continue
 		}
 		var end bool
 		if i, end, ok = afterValue(b, i, close); end || !ok {
