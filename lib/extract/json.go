@@ -109,9 +109,17 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 			return 0, false
 		}
 		i = skipWS(b, i+1)
-		if kid != nil {
+		switch {
+		case kid != nil:
 			i, ok = x.value(b, i, kid, e, depth+1)
-		} else {
+		case i < len(b) && b[i] == '"': // a string, mostly: skipped here, not by a call
+			var s, q int
+			var esc bool
+			if s, q, esc, ok = scanString(b, i); ok && esc {
+				ok = validEscapes(b[s:q])
+			}
+			i = q + 1
+		default:
 			i, ok = skipValue(b, i, depth+1)
 		}
 		if !ok {
@@ -265,7 +273,13 @@ func skipContainer(b []byte, i, depth int, close byte, keyed bool) (int, bool) {
 			}
 			i = skipWS(b, i+1)
 		}
-		if i, ok = skipValue(b, i, depth+1); !ok {
+		if i < len(b) && b[i] == '"' { // a string, mostly: skipped here, not by a call
+			s, q, esc, sok := scanString(b, i)
+			if !sok || esc && !validEscapes(b[s:q]) {
+				return 0, false
+			}
+			i = q + 1
+		} else if i, ok = skipValue(b, i, depth+1); !ok {
 			return 0, false
 		}
 		if i < len(b) && b[i] == ',' { // the next member, mostly: no call
