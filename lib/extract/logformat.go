@@ -293,6 +293,19 @@ func digitsTo(b []byte, end byte) (int, uint64) {
 // Number reads exactly), returning its length and value, or 0 when b does
 // not start so (check then judges the field).
 func decimalTo(b []byte, end byte) (int, float64) {
+	if len(b) >= 8 && !isDigit(end) && end != '.' {
+		// An integer of up to 7 digits (%D's microseconds) read from one
+		// word, without a loop whose end depends on the digits' count.
+		w := binary.LittleEndian.Uint64(b)
+		if m := byteMask(w, end); m != 0 {
+			if n := bits.TrailingZeros64(m) >> 3; n > 0 {
+				sh := uint(8 * (8 - n)) // the digits to the word's top, '0's below
+				if v, ok := eightDigits(w<<sh | 0x3030303030303030>>(64-sh)); ok {
+					return n, float64(v)
+				}
+			}
+		}
+	}
 	var m uint64
 	i := 0
 	for ; i < len(b) && isDigit(b[i]); i++ {
@@ -315,6 +328,17 @@ func decimalTo(b []byte, end byte) (int, float64) {
 		return 0, 0
 	}
 	return i, float64(m) / pow10[frac]
+}
+
+// eightDigits reads the word w (little-endian) as eight decimal digits,
+// ok false when a byte is not one. (The arithmetic is simdjson's.)
+func eightDigits(w uint64) (uint64, bool) {
+	if w&0xf0f0f0f0f0f0f0f0|(w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	w = (w & 0x0f0f0f0f0f0f0f0f) * 2561 >> 8
+	w = (w & 0x00ff00ff00ff00ff) * 6553601 >> 16
+	return (w & 0x0000ffff0000ffff) * 42949672960001 >> 32, true
 }
 
 // shortEnd returns the index of the first end byte of b after skip

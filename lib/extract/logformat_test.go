@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -325,6 +326,36 @@ func FuzzIndexByte(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, c byte) {
 		if got, want := indexByte(b, c), bytes.IndexByte(b, c); got != want {
 			t.Fatalf("indexByte(%q, %q) = %d, bytes.IndexByte %d", b, c, got, want)
+		}
+	})
+}
+
+// FuzzDecimalTo checks decimalTo, which reads a short integer from one
+// word, against strconv: a field of digits, optionally a '.' and more
+// digits, at most exactDigits of them, ending at the end byte, is read as
+// ParseFloat reads it; anything else is 0. (An end byte that is a digit
+// or '.' is read by the loop as before; the caller's check judges it.)
+func FuzzDecimalTo(f *testing.F) {
+	f.Add([]byte("3852 static.example.com"), byte(' '))
+	f.Add([]byte("1234567 x"), byte(' '))
+	f.Add([]byte("12345678 xxxxxxxx"), byte(' '))
+	f.Add([]byte("0.024 0.016"), byte(' '))
+	f.Add([]byte("12\"345678"), byte('"'))
+	f.Fuzz(func(t *testing.T, b []byte, end byte) {
+		if isDigit(end) || end == '.' {
+			return
+		}
+		n, v := decimalTo(b, end)
+		want, wantV := 0, 0.0
+		if k := bytes.IndexByte(b, end); k > 0 {
+			whole, frac, dot := strings.Cut(string(b[:k]), ".")
+			if isDigits([]byte(whole)) && (!dot || isDigits([]byte(frac))) && len(whole)+len(frac) <= exactDigits {
+				want = k
+				wantV, _ = strconv.ParseFloat(string(b[:k]), 64)
+			}
+		}
+		if n != want || v != wantV {
+			t.Fatalf("decimalTo(%q, %q) = %d, %v; want %d, %v", b, end, n, v, want, wantV)
 		}
 	})
 }
