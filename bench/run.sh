@@ -36,7 +36,7 @@ command -v taskset >/dev/null || die "taskset is missing; install util-linux and
 
 mkdir -p "$W" "$BIN"
 echo "bench: building into $BIN" >&2
-(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgread ./lib/synth/tgsynth ./lib/feed/internal/ackconsumer)
+(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgread ./cmd/tgsynth ./lib/feed/internal/ackconsumer)
 
 # gen FILE N [synth flags]: generate once; the generator is deterministic,
 # so an existing file of the same flags is the same bytes.
@@ -46,7 +46,7 @@ gen() {
 	stamp="$f.flags"
 	if [ ! -f "$f" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$n $*" ]; then
 		echo "bench: generating $f ($n lines)" >&2
-		"$BIN/tgsynth" -n "$n" -seed 1 "$@" -o "$f"
+		"$BIN/tgsynth" --lines "$n" --seed 1 "$@" --output "$f"
 		echo "$n $*" >"$stamp"
 	fi
 }

@@ -34,19 +34,11 @@ type receiver struct {
 	log    string
 }
 
-// needBinary returns the path of a server's binary, skipping the test
-// (naming the Debian package) when it is not installed, except under
-// CI=true, where a skip would hide a test that must run.
+// needBinary returns the path of a server's binary, whose Debian package
+// has its name (see tool).
 func needBinary(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (apt-get install %s); CI must run this test", name, name)
-		}
-		t.Skipf("%s is not installed; apt-get install %s to run this test", name, name)
-	}
-	return p
+	return tool(t, name, name)
 }
 
 func newReceiver(t *testing.T, kind string, extra ...string) *receiver {

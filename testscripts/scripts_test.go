@@ -1,6 +1,6 @@
 // Package testscripts runs the end-to-end scenarios in this folder: each
 // .txtar file is a testscript whose commands feed, tally, tgread, tgcheck
-// and synth are the real command lines, run as separate processes.
+// and tgsynth (also as synth) are the real command lines, run as separate processes.
 //
 // Besides testscript's own commands, a scenario has waitfor (see
 // cmdWaitfor), so that it polls for a condition instead of sleeping.
@@ -31,7 +31,8 @@ func TestMain(m *testing.M) {
 		"tally":   func() { os.Exit(tally.Main()) },
 		"tgread":  func() { os.Exit(read.Main()) },
 		"tgcheck": func() { os.Exit(check.Main()) },
-		"synth":   func() { os.Exit(synth.Main()) },
+		"tgsynth": func() { os.Exit(synth.Main()) },
+		"synth":   func() { os.Exit(synth.Main()) }, // tgsynth's first name, which older scenarios call
 		"tgpush":  func() { os.Exit(push.Main()) },
 	})
 }

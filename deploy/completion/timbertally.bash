@@ -1,19 +1,18 @@
-# bash completion for feed, tally, tgread, tgcheck and tgpush: urfave/cli v2's
-# autocomplete/bash_autocomplete, bound to the five binaries. Flags come
-# from the binary itself (--generate-bash-completion); anything else
-# falls back to file names, which is what stores and tally stores are.
-# Install: source it from ~/.bashrc, or copy it to
+# bash completion for feed, tally, tgread, tgcheck, tgpush and tgsynth. Each binary
+# completes its own command line: it is given the words before the cursor,
+# the word under it (empty or not) and --generate-bash-completion, and
+# prints its flags, or the values of the flag before the cursor
+# (tgread --format <TAB>). It never runs the command, even after "--".
+# Where it prints nothing (a store, a tally store, a tape, a cursor file),
+# bash completes file names. Install: source it from ~/.bashrc, or copy
+# it to /usr/share/bash-completion/completions/NAME for each binary or to
 # /etc/bash_completion.d/timbertally (docs/completion.md).
 _timbertally_complete() {
 	local cur opts
 	COMPREPLY=()
 	cur="${COMP_WORDS[COMP_CWORD]}"
-	if [[ "$cur" == "-"* ]]; then
-		opts=$("${COMP_WORDS[@]:0:$COMP_CWORD}" "$cur" --generate-bash-completion 2>/dev/null)
-	else
-		opts=$("${COMP_WORDS[@]:0:$COMP_CWORD}" --generate-bash-completion 2>/dev/null)
-	fi
+	opts=$("${COMP_WORDS[@]:0:$COMP_CWORD}" "$cur" --generate-bash-completion 2>/dev/null)
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -o bashdefault -o default -F _timbertally_complete feed tally tgread tgcheck tgpush
+complete -o bashdefault -o default -F _timbertally_complete feed tally tgread tgcheck tgpush tgsynth

@@ -18,9 +18,9 @@ type keyed struct {
 // per partition level instead of once per comparison, and the chunk is
 // kept in the element, so a level reads each key's bytes once, not once
 // per comparison. A seal sorts its bucket's series with it: by=path spent
-// ~19% of its time comparing keys with a comparison sort, and 12% with a
-// multikey quicksort on one byte at a time (a cache miss per key per byte
-// of a shared prefix). Keys are distinct.
+// much of its time comparing keys with a comparison sort, and still a
+// good part with a multikey quicksort on one byte at a time (a cache miss
+// per key per byte of a shared prefix) (figures: bench/README.md, "The figures behind the code's comments"). Keys are distinct.
 func sortKeyed(a []keyed) {
 	loadChunks(a, 0)
 	sortChunks(a, 0)

@@ -147,7 +147,7 @@ func (k *Known) sameEnd(at []tape.Pos) bool {
 }
 
 // covered reports whether a marker already on the tape holds pos.
-func (s *store) covered(pos int64) bool {
+func (s *storeState) covered(pos int64) bool {
 	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].end > pos })
 	return i < len(s.spans) && s.spans[i].offset <= pos
 }

@@ -76,8 +76,8 @@ const (
 // Label keys of up to 8 bytes (a status, a method, a short name: the
 // built-in documents' by=status) are found first in short, a direct-mapped
 // table of the last series seen under each slot, compared as one word: the
-// map lookup it saves was ~14% of tally --try's time (mapaccess2_faststr,
-// aeshash, memeq; pprof of BenchmarkTry). A slot that holds another key
+// map lookup it saves was a large share of tally --try's time in a profile
+// of BenchmarkTry (figures: bench/README.md, "The figures behind the code's comments"). A slot that holds another key
 // falls back to the map and takes the key over, so the map stays the
 // truth and the table only ever saves a lookup.
 const shortSlots = 64

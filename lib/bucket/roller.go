@@ -68,8 +68,9 @@ func (b *Bucket) capMarkers() []capRun {
 	return caps
 }
 
-// store is the Roller's view of one store.
-type store struct {
+// storeState is the Roller's view of one store (named so as not to
+// shadow package store).
+type storeState struct {
 	id        string
 	processed int64 // the end of the last entry or skip processed
 	newest    int64 // newest entry time delivered (valid when seen)
@@ -90,7 +91,7 @@ type Roller struct {
 	x       *extract.Extractor
 	width   int64
 	grace   int64
-	stores  []*store
+	stores  []*storeState
 	open    map[int64]*Bucket
 	starts  []int64   // open bucket starts, ascending
 	cur     *Bucket   // the bucket the last entry went to
@@ -147,7 +148,7 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 // stores are declared before the first entry; a store that joins later is
 // Join's.
 func (r *Roller) AddStore(id string, pos int64) int {
-	s := &store{id: id, processed: pos}
+	s := &storeState{id: id, processed: pos}
 	s.frontier, s.spans = r.known.forStore(id)
 	if pos < s.frontier {
 		r.catchUp = true
@@ -268,7 +269,7 @@ func (r *Roller) bound() int64 {
 
 // place routes an extracted entry: already on the tape, late, or into its
 // bucket.
-func (r *Roller) place(s *store, st int, start, pos, end int64) {
+func (r *Roller) place(s *storeState, st int, start, pos, end int64) {
 	if start <= r.known.lastSeal && r.known.hasSeal {
 		if at, sealed := r.known.at(start, s.id); sealed {
 			if pos < at {
@@ -309,7 +310,7 @@ func (r *Roller) newBucket(start int64) *Bucket {
 // mark accounts an entry to the store's open !late or !drop run, extending
 // it when the entry directly follows it with the same kind, bucket and
 // reason, else closing it and opening another.
-func (r *Roller) mark(s *store, kind tape.Kind, start, pos, end int64, reason string) {
+func (r *Roller) mark(s *storeState, kind tape.Kind, start, pos, end int64, reason string) {
 	if o := s.run; o != nil && o.Kind == kind && o.End == pos && o.Start == start && o.Reason == reason {
 		o.End, o.Count = end, o.Count+1
 		return
@@ -318,7 +319,7 @@ func (r *Roller) mark(s *store, kind tape.Kind, start, pos, end int64, reason st
 	s.run = &tape.Record{Kind: kind, Start: start, ID: s.id, Offset: pos, End: end, Count: 1, Reason: reason}
 }
 
-func (r *Roller) closeRun(s *store) {
+func (r *Roller) closeRun(s *storeState) {
 	if s.run == nil {
 		return
 	}
@@ -466,7 +467,7 @@ func (r *Roller) sealDue() {
 // past what the tape accounts for. Until then nothing is sealed, so that
 // every record this run writes lies beyond every record already on the
 // tape, store by store (the tail scan at the next start relies on it).
-func (r *Roller) checkCatchUp(s *store) {
+func (r *Roller) checkCatchUp(s *storeState) {
 	if !r.catchUp || s.processed < s.frontier {
 		return
 	}

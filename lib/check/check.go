@@ -5,7 +5,7 @@
 //
 // Invariants:
 //   - A tape that cannot be read whole (an I/O error, a line that is not a
-//     record, a torn last line) is an error, never a pass; only LoadOpen
+//     record, a torn last line) is an error, never a pass; only loadOpenStore
 //     (tgcheck --open, a store being fed) leaves a torn last line out, as
 //     the group being written.
 //   - An open tape (no end record) passes only with --open, and then only
@@ -19,9 +19,9 @@
 //     its kind, and the entries it holds are left out of the values its
 //     bucket is compared with, so every bucket is compared exactly.
 //   - A histogram is compared as its tape lines: every _bucket (by its le)
-//     and its _count exactly, its _sum within a sum's rounding (Matches); a
+//     and its _count exactly, its _sum within a sum's rounding (matches); a
 //     difference names the histogram and the bound.
-//   - Derive takes the stores as the user names them (Input) and reads
+//   - derive takes the stores as the user names them (input) and reads
 //     everything else it needs from the tape itself, so no preparing step
 //     can be left out.
 //   - Only entries the tape knows of are compared: those before the largest
@@ -40,26 +40,26 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// Store is a tally store as tgcheck reads it: its frozen document and its
+// tallyStore is a tally store as tgcheck reads it: its frozen document and its
 // resolved tape.
-type Store struct {
+type tallyStore struct {
 	Dir      string
 	TapePath string
 	Doc      *doc.Doc
 	Tape     *tape.Resolved
-	// Live: the tape may be being written (LoadOpen), so a group after its
+	// Live: the tape may be being written (loadOpenStore), so a group after its
 	// last seal without a seal of its own is being written, not cut short.
 	Live bool
 }
 
-// Load reads the document and resolves the tape of the tally store in dir.
-func Load(dir string) (*Store, error) { return load(dir, false) }
+// loadStore reads the document and resolves the tape of the tally store in dir.
+func loadStore(dir string) (*tallyStore, error) { return load(dir, false) }
 
-// LoadOpen is Load for a store that may be being fed: a torn last line (a
+// loadOpenStore is loadStore for a store that may be being fed: a torn last line (a
 // group being written) is left out rather than an error.
-func LoadOpen(dir string) (*Store, error) { return load(dir, true) }
+func loadOpenStore(dir string) (*tallyStore, error) { return load(dir, true) }
 
-func load(dir string, live bool) (*Store, error) {
+func load(dir string, live bool) (*tallyStore, error) {
 	docPath := filepath.Join(dir, "document")
 	text, err := os.ReadFile(docPath)
 	if err != nil {
@@ -69,10 +69,10 @@ func load(dir string, live bool) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	s := &Store{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d, Live: live}
+	s := &tallyStore{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d, Live: live}
 	f, err := os.Open(s.TapePath)
 	if err != nil {
-		return nil, fmt.Errorf("tgcheck: cannot read the tape: %v", err)
+		return nil, fmt.Errorf("tgcheck: cannot read the tape: %w", err)
 	}
 	defer f.Close()
 	if s.Tape, err = tape.Resolve(f, tape.Options{TolerateTorn: live}); err != nil {
@@ -94,9 +94,9 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Known returns, per store id, the largest position the tape records: every
+// knownPositions returns, per store id, the largest position the tape records: every
 // entry of that store before it is accounted for on the tape.
-func Known(t *tape.Resolved) map[string]int64 {
+func knownPositions(t *tape.Resolved) map[string]int64 {
 	known := accounted(t, math.MaxInt)
 	if t.End != nil {
 		for _, p := range t.End.At {

@@ -58,23 +58,23 @@ func write(t *testing.T, path, text string) {
 	}
 }
 
-func (f *fixture) load(t *testing.T) *Store {
+func (f *fixture) load(t *testing.T) *tallyStore {
 	t.Helper()
-	s, err := Load(f.dir)
+	s, err := loadStore(f.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func (f *fixture) compare(t *testing.T) *Comparison {
+func (f *fixture) compare(t *testing.T) *comparison {
 	t.Helper()
 	s := f.load(t)
-	d, err := Derive(s.Doc, s.Tape, []Input{{ID: "web1", Path: f.log}})
+	d, err := derive(s.Doc, s.Tape, []input{{ID: "web1", Path: f.log}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Compare(s, d)
+	return compare(s, d)
 }
 
 // tgcheck runs the command line and returns its status and stdout+stderr.
@@ -135,7 +135,7 @@ func TestACorrectTapeMatchesEveryBucketAndConserves(t *testing.T) {
 func TestAFragmentIsShortAndFailsConservation(t *testing.T) {
 	tp := strings.Replace(positions(threeBuckets, threeBucketsTape), `requests{status="200"} 2`, `requests{status="200"} 1`, 1)
 	f := newFixture(t, threeBuckets, tp)
-	want := Diff{Kind: Short, Start: ns("13:55:00"), Series: `requests{status="200"}`, Tape: 1, Derived: 2}
+	want := diff{Kind: diffShort, Start: ns("13:55:00"), Series: `requests{status="200"}`, Tape: 1, Derived: 2}
 	if c := f.compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
 		t.Fatalf("want %+v, got %+v", want, c.Diffs)
 	}
@@ -151,11 +151,11 @@ func TestCountsMovedBetweenBucketsAreDisplacedAndMissing(t *testing.T) {
 	tp = strings.Replace(tp, `2026-10-10T13:55:20Z requests{status="200"} 1`+"\n", "", 1)
 	tp = strings.Replace(tp, `2026-10-10T13:55:10Z requests{status="404"} 1`, `2026-10-10T13:55:10Z requests{status="200"} 1`+"\n"+`2026-10-10T13:55:10Z requests{status="404"} 1`, 1)
 	c := newFixture(t, threeBuckets, tp).compare(t)
-	kinds := map[DiffKind]int{}
+	kinds := map[diffKind]int{}
 	for _, d := range c.Diffs {
 		kinds[d.Kind]++
 	}
-	if kinds[Displaced] != 1 || kinds[Missing] != 1 || len(c.Diffs) != 2 {
+	if kinds[diffDisplaced] != 1 || kinds[diffMissing] != 1 || len(c.Diffs) != 2 {
 		t.Fatalf("want one displaced and one missing, got %+v", c.Diffs)
 	}
 }
@@ -164,7 +164,7 @@ func TestATapeAboveTheEntriesWithNothingShortIsExtra(t *testing.T) {
 	tp := strings.Replace(positions(threeBuckets, threeBucketsTape), `requests{status="404"} 1`, `requests{status="404"} 2`, 1)
 	tp = strings.Replace(tp, "end at", `2026-10-10T13:55:20Z requests{status="302"} 1`+"\nend at", 1)
 	c := newFixture(t, threeBuckets, tp).compare(t)
-	if len(c.Diffs) != 2 || c.Diffs[0].Kind != Extra || c.Diffs[1].Kind != Extra || c.Diffs[1].Series != `requests{status="302"}` {
+	if len(c.Diffs) != 2 || c.Diffs[0].Kind != diffExtra || c.Diffs[1].Kind != diffExtra || c.Diffs[1].Series != `requests{status="302"}` {
 		t.Fatalf("want two extra, got %+v", c.Diffs)
 	}
 }
@@ -202,20 +202,20 @@ func TestInABucketWithLateEntriesEverySeriesAndTheSealAreExact(t *testing.T) {
 	at := ns("13:55:00")
 	for name, tc := range map[string]struct {
 		from, to string
-		want     []Diff
+		want     []diff
 	}{
 		"a sum raised": {`bytes{status="200"} 150`, `bytes{status="200"} 1000000000000000`,
-			[]Diff{{Kind: Extra, Start: at, Series: `bytes{status="200"}`, Tape: 1e15, Derived: 150}}},
+			[]diff{{Kind: diffExtra, Start: at, Series: `bytes{status="200"}`, Tape: 1e15, Derived: 150}}},
 		"a sum lowered": {`bytes{status="200"} 150`, `bytes{status="200"} 100`,
-			[]Diff{{Kind: Short, Start: at, Series: `bytes{status="200"}`, Tape: 100, Derived: 150}}},
+			[]diff{{Kind: diffShort, Start: at, Series: `bytes{status="200"}`, Tape: 100, Derived: 150}}},
 		"a max raised": {`biggest 100`, `biggest 101`,
-			[]Diff{{Kind: Extra, Start: at, Series: `biggest`, Tape: 101, Derived: 100}}},
+			[]diff{{Kind: diffExtra, Start: at, Series: `biggest`, Tape: 101, Derived: 100}}},
 		"a count moved to another series": {`requests{status="200"} 2`, `requests{status="200"} 1` + "\n2026-10-10T13:55:00Z requests{status=\"204\"} 1",
-			[]Diff{{Kind: Short, Start: at, Series: `requests{status="200"}`, Tape: 1, Derived: 2}, {Kind: Displaced, Start: at, Series: `requests{status="204"}`, Tape: 1, OneSide: true}}},
+			[]diff{{Kind: diffShort, Start: at, Series: `requests{status="200"}`, Tape: 1, Derived: 2}, {Kind: diffDisplaced, Start: at, Series: `requests{status="204"}`, Tape: 1, OneSide: true}}},
 		"the late entry counted as well": {`requests{status="200"} 2`, `requests{status="200"} 2` + "\n2026-10-10T13:55:00Z requests{status=\"500\"} 1",
-			[]Diff{{Kind: Extra, Start: at, Series: `requests{status="500"}`, Tape: 1, OneSide: true}}},
+			[]diff{{Kind: diffExtra, Start: at, Series: `requests{status="500"}`, Tape: 1, OneSide: true}}},
 		"the seal's entries= raised": {"entries=2", "entries=3",
-			[]Diff{{Kind: Extra, Start: at, Series: "entries=", Tape: 3, Derived: 2, Seal: true}}},
+			[]diff{{Kind: diffExtra, Start: at, Series: "entries=", Tape: 3, Derived: 2, Seal: true}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := newFixture(t, threeBuckets, strings.Replace(lateTape(), tc.from, tc.to, 1)).compare(t)
@@ -231,15 +231,15 @@ func TestInABucketWithLateEntriesEverySeriesAndTheSealAreExact(t *testing.T) {
 // tgcheck cannot know: a difference within rounding is no difference.
 func TestASumRoundedInAnotherOrderMatches(t *testing.T) {
 	m := &doc.Metric{Name: "s", Kind: doc.Sum}
-	exact := Series{Metric: m, Value: 0.5, Entries: 3, Abs: 2*9007199254740991 + 0.5}
-	if !Matches(exact, 1) {
+	exact := derivedSeries{Metric: m, Value: 0.5, Entries: 3, Abs: 2*9007199254740991 + 0.5}
+	if !matches(exact, 1) {
 		t.Errorf("9007199254740991 + 0.5 - 9007199254740991 summed in another order (1 for 0.5) must match")
 	}
-	small := Series{Metric: m, Value: 102.9, Entries: 40, Abs: 102.9}
-	if !Matches(small, 102.89999999999999) || Matches(small, 102.8) {
+	small := derivedSeries{Metric: m, Value: 102.9, Entries: 40, Abs: 102.9}
+	if !matches(small, 102.89999999999999) || matches(small, 102.8) {
 		t.Errorf("102.89999999999999 must match 102.9 over 40 entries, 102.8 must not")
 	}
-	if Matches(Series{Metric: &doc.Metric{Name: "n", Kind: doc.Count}, Value: 3, Entries: 3}, 4) {
+	if matches(derivedSeries{Metric: &doc.Metric{Name: "n", Kind: doc.Count}, Value: 3, Entries: 3}, 4) {
 		t.Errorf("a count must match exactly")
 	}
 }
@@ -286,12 +286,12 @@ seal 2026-10-10T13:55:00Z width=10s entries=7 at=web1:100
 end at=web1:300
 `
 	f := newFixture(t, nil, tp)
-	got := Conserve(f.load(t), 14)
-	want := []Balance{{Metric: "requests", Tape: 5, Cap: 2, Late: 3, Drop: 4, Fed: 14}}
+	got := conserve(f.load(t), 14)
+	want := []balance{{Metric: "requests", Tape: 5, Cap: 2, Late: 3, Drop: 4, Fed: 14}}
 	if len(got) != 1 || got[0] != want[0] || !got[0].Holds() {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	if Conserve(f.load(t), 15)[0].Holds() {
+	if conserve(f.load(t), 15)[0].Holds() {
 		t.Fatal("15 fed, 14 accounted: holds")
 	}
 	if code, out := f.tgcheck("--entries", "15"); code != 1 || !strings.Contains(out, "= 14, fed 15: MISMATCH (-1)") {
@@ -310,7 +310,7 @@ seal 2026-10-10T13:55:00Z width=10s entries=512 at=web1:2000
 seal 2026-10-10T13:55:10Z width=10s entries=8 at=web1:3200
 `
 	f := newFixture(t, nil, tp)
-	fs := Scan(f.load(t), DefaultBatchSize)
+	fs := scan(f.load(t), defaultOldBatchSize)
 	var lines []int
 	for _, x := range fs {
 		lines = append(lines, x.Line)
@@ -323,8 +323,8 @@ seal 2026-10-10T13:55:10Z width=10s entries=8 at=web1:3200
 			t.Errorf("finding %d %q lacks %q", i, fs[i].What, want)
 		}
 	}
-	if code, out := f.tgcheck("--scan", "--batch-size", "3"); code != 1 || !strings.Contains(out, "tape:6: !late 2026-10-10T13:55:00Z count=3") {
-		t.Fatalf("--batch-size 3: exit %d:\n%s", code, out)
+	if code, out := f.tgcheck("--scan", "--old-batch-size", "3"); code != 1 || !strings.Contains(out, "tape:6: !late 2026-10-10T13:55:00Z count=3") {
+		t.Fatalf("--old-batch-size 3: exit %d:\n%s", code, out)
 	}
 }
 
@@ -335,7 +335,7 @@ func TestScanFindsASealThatHoldsMoreEntriesThanItsSeries(t *testing.T) {
 2026-10-10T13:55:00Z requests{status="404"} 1
 seal 2026-10-10T13:55:00Z width=10s entries=5 at=web1:500
 `
-	fs := Scan(newFixture(t, nil, tp).load(t), DefaultBatchSize)
+	fs := scan(newFixture(t, nil, tp).load(t), defaultOldBatchSize)
 	if len(fs) != 1 || fs[0].Line != 3 || !strings.Contains(fs[0].What, "requests totals 3 (with !cap) but its seal says entries=5: series lines are missing") {
 		t.Fatalf("want one finding on line 3, got %+v", fs)
 	}
@@ -406,7 +406,7 @@ func TestDeriveFoldsSumMinMaxAndWhereAsTheSpecSays(t *testing.T) {
 	lines := []string{line(1, 200, "-"), line(2, 200, "-"), line(3, 503, "40"), line(4, 503, "2"), "not a line\n"}
 	f := newFixture(t, lines, "")
 	s := f.load(t)
-	d, err := Derive(s.Doc, endedAt("web1", f.size), []Input{{ID: "web1", Path: f.log}})
+	d, err := derive(s.Doc, endedAt("web1", f.size), []input{{ID: "web1", Path: f.log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +442,7 @@ func ns(clock string) int64 {
 func TestEveryCheckFailsABucketWhoseSealWasRemovedOrHasAnotherWidth(t *testing.T) {
 	tp := strings.Replace(threeBucketsTape, "seal 2026-10-10T13:55:10Z width=10s entries=1 at=web1:@P4@\n", "", 1)
 	f := newFixture(t, threeBuckets, positions(threeBuckets, tp))
-	fs := Integrity(f.load(t))
+	fs := integrity(f.load(t))
 	if len(fs) != 1 || fs[0].Line != 8 || !strings.Contains(fs[0].What, "bucket 2026-10-10T13:55:10Z has 3 series lines but no seal") {
 		t.Fatalf("want one finding on line 8, got %+v", fs)
 	}
@@ -476,7 +476,7 @@ func TestInABucketWithCapMarkersAloneEverySeriesOnTheTapeIsExact(t *testing.T) {
 	tp = strings.Replace(tp, "2026-10-10T13:55:00Z biggest 100\n", "2026-10-10T13:55:00Z biggest 90\n", 1)
 	tp = strings.Replace(tp, "seal 2026-10-10T13:55:00Z", "!cap 2026-10-10T13:55:00Z metric=requests id=web1 offset=@P2@ end=@P3@ count=1\nseal 2026-10-10T13:55:00Z", 1)
 	c := newFixture(t, threeBuckets, positions(threeBuckets, tp)).compare(t)
-	if len(c.Diffs) != 1 || c.Diffs[0].Kind != Short || c.Diffs[0].Series != "biggest" {
+	if len(c.Diffs) != 1 || c.Diffs[0].Kind != diffShort || c.Diffs[0].Series != "biggest" {
 		t.Fatalf("want biggest short in a bucket with only !cap markers, got %+v", c.Diffs)
 	}
 }
@@ -496,7 +496,7 @@ func TestTheCapMarkersOfEveryMetricAccountForTheSeriesLeftOut(t *testing.T) {
 		t.Fatalf("a tape capped as tally caps: want no difference, got %+v", c.Diffs)
 	}
 	deleted := strings.Replace(tp, "!cap 2026-10-10T13:55:00Z metric=bytes id=web1 offset=@P2@ end=@P3@ count=1\n", "", 1)
-	want := Diff{Kind: Missing, Start: ns("13:55:00"), Series: `bytes{status="500"}`, OneSide: true}
+	want := diff{Kind: diffMissing, Start: ns("13:55:00"), Series: `bytes{status="500"}`, OneSide: true}
 	if c := newFixture(t, threeBuckets, positions(threeBuckets, deleted)).compare(t); len(c.Diffs) != 1 || c.Diffs[0] != want {
 		t.Fatalf("the bytes marker deleted: want %+v, got %+v", want, c.Diffs)
 	}
@@ -724,21 +724,21 @@ seal 2026-10-10T13:55:00Z width=10s entries=1 at=web1:@P2@
 	}
 }
 
-// Derive is one call: given only the stores as the user names them (id and
+// derive is one call: given only the stores as the user names them (id and
 // path), it takes from the tape how far each is known, its markers and its
 // seals' at=, so no step can be forgotten that would make it derive
 // nothing.
 func TestDeriveTakesWhatTheTapeSaysOfEachStoreByItself(t *testing.T) {
 	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
 	s := f.load(t)
-	d, err := Derive(s.Doc, s.Tape, []Input{{ID: "web1", Path: f.log}})
+	d, err := derive(s.Doc, s.Tape, []input{{ID: "web1", Path: f.log}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Fed["web1"] != 5 || len(d.Buckets) != 3 || d.Buckets[ns("13:55:00")][`requests{status="200"}`].Value != 2 {
 		t.Fatalf("Derive fed %d entries into %d buckets, want 5 into 3: %+v", d.Fed["web1"], len(d.Buckets), d.Buckets)
 	}
-	if c := Compare(s, d); len(c.Diffs) != 0 {
+	if c := compare(s, d); len(c.Diffs) != 0 {
 		t.Fatalf("differences: %+v", c.Diffs)
 	}
 }
@@ -755,7 +755,7 @@ func TestDeriveFoldsAHistogramIntoItsPrometheusSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dv, err := Derive(d, endedAt("web1", int64(len(entries))), []Input{{ID: "web1", Path: log}})
+	dv, err := derive(d, endedAt("web1", int64(len(entries))), []input{{ID: "web1", Path: log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -773,7 +773,7 @@ func TestDeriveFoldsAHistogramIntoItsPrometheusSeries(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("derived %v\nwant %v", got, want)
 	}
-	if b := dv.Buckets[1791640200e9][`latency_bucket{status="200",le="1"}`]; b.Bound != "1" || !Matches(b, 2) || Matches(b, 2.0000000001) {
+	if b := dv.Buckets[1791640200e9][`latency_bucket{status="200",le="1"}`]; b.Bound != "1" || !matches(b, 2) || matches(b, 2.0000000001) {
 		t.Errorf("a bucket's count must match exactly and name its bound: %+v", b)
 	}
 }

@@ -6,10 +6,13 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/store"
+	"github.com/timbertally/timbertally/lib/tally"
 	"github.com/timbertally/timbertally/lib/tape"
 	"github.com/urfave/cli/v2"
 )
@@ -42,7 +45,7 @@ is not complete).
 
 --scan: the old defect's signatures: more than one line for one (bucket,
 series), more than one seal for a bucket, !late markers of exactly
---batch-size entries, a bucket that counts more than its seal's entries=.
+--old-batch-size entries, a bucket that counts more than its seal's entries=.
 
 Exit status: 0 the tape holds, 1 it does not, 2 bad usage or a tape or
 store that cannot be read (never a pass).
@@ -60,34 +63,8 @@ func Main() int {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	holds, onlyOpen := true, false
-	app := command.Conventions(&cli.App{
-		// --against ID=GEN1,…,PATH holds commas: a value is one store.
-		DisableSliceFlagSeparator: true,
-		Name:                      "tgcheck",
-		Usage:                     "prove a tally store's tape adds up",
-		UsageText:                 "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--batch-size N] [--open] TALLYSTORE",
-		Description:               description,
-		Writer:                    stdout,
-		ErrWriter:                 stderr,
-		Flags: []cli.Flag{
-			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
-			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH, ID=PATH or ID=GEN1,…,PATH); repeat for each store fed"},
-			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
-			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
-			&cli.Int64Flag{Name: "batch-size", Value: DefaultBatchSize, Usage: "the old follower's batch size, for --scan"},
-			&cli.Float64Flag{Name: "max-drop", Value: -1, Usage: "fail when more than `P` percent of the entries the tape accounts for are !drop (a wrong format drops most)"},
-			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
-			&cli.BoolFlag{Name: "open", Usage: "accept an open tape (a store being fed): hold when everything sealed so far holds"},
-		},
-		Action: func(c *cli.Context) error {
-			o, err := parseOptions(c)
-			if err != nil {
-				return err
-			}
-			holds, onlyOpen, err = o.check(stdout)
-			return err
-		},
-	})
+	var o *options
+	app := newApp(stdout, stderr, &holds, &onlyOpen, &o)
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
 		// Every error is a bad command line or input that cannot be read:
 		// the checks could not be made, which is never a pass.
@@ -101,15 +78,56 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tgcheck: the tape is open (no end record): its store is being fed, or its last run was interrupted; tgcheck --open checks what is sealed so far, and conservation needs the end record that a complete run (feed without --follow) writes")
 		return 1
 	}
-	fmt.Fprintln(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived by tally --provision --replace, then feed --reset")
+	fmt.Fprintf(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived, both steps in this order: %s\n", o.rederive())
 	return 1
+}
+
+// App is tgcheck's command line, for its man page (docs/man).
+func App() *cli.App { return newApp(os.Stdout, os.Stderr, new(bool), new(bool), new(*options)) }
+
+// newApp is tgcheck's command line; its action leaves in *holds whether
+// the checks held, and in *onlyOpen whether the tape's being open is all
+// that failed.
+func newApp(stdout, stderr io.Writer, holds, onlyOpen *bool, opts **options) *cli.App {
+	return command.Conventions(&cli.App{
+		// --against ID=GEN1,…,PATH holds commas: a value is one store.
+		DisableSliceFlagSeparator: true,
+		Name:                      "tgcheck",
+		Usage:                     "prove a tally store's tape adds up",
+		UsageText:                 "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] [--open] TALLYSTORE",
+		Description:               description,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
+		Flags: []cli.Flag{
+			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
+			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH, ID=PATH or ID=GEN1,…,PATH); repeat for each store fed"},
+			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail on any marker (!late, !cap, !drop)"},
+			&cli.Int64Flag{Name: "old-batch-size", Value: defaultOldBatchSize, Usage: "the batch size of the old follower that wrote the tape, for --scan: a !late marker of exactly `N` entries is its signature"},
+			// The flag's first name, kept for the scripts that use it; it
+			// read as feed's --batch-size, which it is not.
+			&cli.Int64Flag{Name: "batch-size", Hidden: true},
+			&cli.Float64Flag{Name: "max-drop", Value: -1, Usage: "fail when more than `P` percent of the entries the tape accounts for are !drop (a wrong format drops most)"},
+			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
+			&cli.BoolFlag{Name: "open", Usage: "accept an open tape (a store being fed): hold when everything sealed so far holds"},
+		},
+		Action: func(c *cli.Context) error {
+			o, err := parseOptions(c)
+			if err != nil {
+				return err
+			}
+			*opts = o
+			*holds, *onlyOpen, err = o.check(stdout)
+			return err
+		},
+	})
 }
 
 type options struct {
 	dir        string
 	entries    int64
 	hasEntries bool
-	against    []Input
+	against    []input
 	scan       bool
 	strict     bool
 	batchSize  int64
@@ -117,13 +135,35 @@ type options struct {
 	open       bool    // an open tape is checked as far as it is sealed
 }
 
+// rederive is the complete re-derivation of the tally store checked, as
+// commands to run: the stores are the --against ones (STORE... when none
+// was given), the cursor feed's.
+func (o *options) rederive() string {
+	stores := "STORE..."
+	if len(o.against) > 0 {
+		names := make([]string, len(o.against))
+		for i, in := range o.against {
+			names[i] = in.ID + "=" + in.Path
+		}
+		stores = strings.Join(names, " ")
+	}
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE %s -- tally --run %s",
+		filepath.Join(o.dir, "document"), o.dir, stores, o.dir)
+}
+
 func parseOptions(c *cli.Context) (*options, error) {
 	if c.NArg() != 1 {
 		return nil, fmt.Errorf("tgcheck: name one tally store (a directory with document and tape), not %d arguments; see tgcheck --help", c.NArg())
 	}
 	o := &options{dir: c.Args().First(), entries: c.Int64("entries"), hasEntries: c.IsSet("entries"),
-		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("batch-size"), maxDrop: c.Float64("max-drop"),
+		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("old-batch-size"), maxDrop: c.Float64("max-drop"),
 		open: c.Bool("open")}
+	if c.IsSet("batch-size") {
+		if c.IsSet("old-batch-size") {
+			return nil, command.Usagef("tgcheck: --batch-size is the old name of --old-batch-size; give only --old-batch-size")
+		}
+		o.batchSize = c.Int64("batch-size")
+	}
 	if !o.hasEntries && !c.IsSet("against") && !o.scan && !o.strict && !c.IsSet("max-drop") {
 		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE, --scan, --strict or --max-drop P")
 	}
@@ -131,17 +171,17 @@ func parseOptions(c *cli.Context) (*options, error) {
 		return nil, fmt.Errorf("tgcheck: --max-drop %v is not a percentage; give one from 0 to 100, e.g. --max-drop 1", o.maxDrop)
 	}
 	if o.entries < 0 || o.batchSize < 1 || c.Int("max-line") < 1 {
-		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --batch-size and --max-line 1 or more")
+		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --old-batch-size and --max-line 1 or more")
 	}
 	for _, arg := range c.StringSlice("against") {
 		sp, err := store.ParseSpec(arg)
 		if err != nil {
 			return nil, fmt.Errorf("tgcheck: --against %v", err)
 		}
-		if slices.ContainsFunc(o.against, func(s Input) bool { return s.ID == sp.ID }) {
+		if slices.ContainsFunc(o.against, func(s input) bool { return s.ID == sp.ID }) {
 			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH or ID=GEN1,…,PATH", sp.ID)
 		}
-		o.against = append(o.against, Input{ID: sp.ID, Path: sp.Path, History: sp.History, MaxLine: c.Int("max-line")})
+		o.against = append(o.against, input{ID: sp.ID, Path: sp.Path, History: sp.History, MaxLine: c.Int("max-line")})
 	}
 	return o, nil
 }
@@ -150,32 +190,35 @@ func parseOptions(c *cli.Context) (*options, error) {
 // whether all hold, and whether what failed is only that the tape is open.
 // An error means the checks could not be made.
 func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
-	load := Load
+	load := loadStore
 	if o.open {
-		load = LoadOpen
+		load = loadOpenStore
 	}
 	s, err := load(o.dir)
 	if err != nil {
 		return false, false, err
 	}
 	holds = true
-	for _, f := range Integrity(s) {
+	for _, f := range integrity(s) {
 		fmt.Fprintf(w, "integrity: %s\n", f.What)
 		holds = false
 	}
-	var derived *Derived
+	var derived *derivation
 	if len(o.against) > 0 {
+		if err := o.began(w); err != nil {
+			return false, false, err
+		}
 		if derived, err = o.derive(s); err != nil {
 			return false, false, err
 		}
-		holds = Compare(s, derived).print(w) && holds
+		holds = compare(s, derived).print(w) && holds
 		holds = printRecords(w, "marker", derived.Marks, s.TapePath) && holds
 		holds = printRecords(w, "seal", derived.Ats, s.TapePath) && holds
 	}
 	open := false
 	switch {
 	case s.Tape.End != nil && (o.hasEntries || derived != nil):
-		holds = printBalances(w, Conserve(s, o.fed(derived))) && holds
+		holds = printBalances(w, conserve(s, o.fed(derived))) && holds
 		printBeyond(w, s.Tape.End, derived)
 	case s.Tape.End == nil && o.open:
 		// What --open accepts: conservation waits for the end record.
@@ -191,7 +234,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 		holds = printStrict(w, s.Tape) && holds
 	}
 	if o.scan {
-		holds = printFindings(w, Scan(s, o.batchSize), s.TapePath) && holds
+		holds = printFindings(w, scan(s, o.batchSize), s.TapePath) && holds
 	}
 	if o.maxDrop >= 0 || s.Tape.Totals[tape.Drop].Entries > 0 {
 		holds = printDropRate(w, s.Tape, o.maxDrop) && holds
@@ -223,14 +266,32 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 	return true
 }
 
+// began starts the re-derivation of each store where the tape's counting
+// of it began (DIR/bindings): a store first fed with feed --from end was
+// never fed its entries before that position, and says so.
+func (o *options) began(w io.Writer) error {
+	began, err := tally.Began(o.dir)
+	if err != nil {
+		return fmt.Errorf("tgcheck: %v", err)
+	}
+	for i := range o.against {
+		in := &o.against[i]
+		if in.From = began[in.ID]; in.From > 0 {
+			fmt.Fprintf(w, "against: store %s is re-derived from position %d, where the tape's feeding of it began (feed --from end; %s): its entries before it were never fed\n",
+				in.ID, in.From, filepath.Join(o.dir, "bindings"))
+		}
+	}
+	return nil
+}
+
 // derive re-derives the buckets from the --against stores, each up to the
 // largest position the tape records for it (on a complete tape, that of its
 // end record). A tape is checked against every store it names: the entries
 // of a store left out, and its markers, would go unchecked.
-func (o *options) derive(s *Store) (*Derived, error) {
-	known := Known(s.Tape)
+func (o *options) derive(s *tallyStore) (*derivation, error) {
+	known := knownPositions(s.Tape)
 	for _, id := range slices.Sorted(maps.Keys(known)) {
-		if !slices.ContainsFunc(o.against, func(src Input) bool { return src.ID == id }) {
+		if !slices.ContainsFunc(o.against, func(src input) bool { return src.ID == id }) {
 			return nil, fmt.Errorf("tgcheck: the tape accounts for entries of store %s; give it with --against %s=PATH", id, id)
 		}
 	}
@@ -239,7 +300,7 @@ func (o *options) derive(s *Store) (*Derived, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
-	return Derive(s.Doc, s.Tape, o.against)
+	return derive(s.Doc, s.Tape, o.against)
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:
@@ -289,7 +350,7 @@ func entryMarkers(t *tape.Resolved, id string) []tape.Placed {
 
 // printRecords writes the findings of the tape's markers or seals that the
 // stores' entries contradict, and reports whether there were none.
-func printRecords(w io.Writer, what string, fs []Finding, tapePath string) bool {
+func printRecords(w io.Writer, what string, fs []finding, tapePath string) bool {
 	for _, f := range fs {
 		fmt.Fprintf(w, "%s: %s:%d: %s\n", what, tapePath, f.Line, f.What)
 	}
@@ -299,7 +360,7 @@ func printRecords(w io.Writer, what string, fs []Finding, tapePath string) bool 
 // printBeyond says, for a complete tape, how many complete lines each store
 // has past the end record's position: they were never fed (the store grew
 // after the run, or a run stopped short), so conservation cannot see them.
-func printBeyond(w io.Writer, end *tape.Record, d *Derived) {
+func printBeyond(w io.Writer, end *tape.Record, d *derivation) {
 	if d == nil {
 		return
 	}
@@ -312,7 +373,7 @@ func printBeyond(w io.Writer, end *tape.Record, d *Derived) {
 
 // fed is the number of entries fed: --entries when given, else those
 // counted in the --against stores.
-func (o *options) fed(d *Derived) int64 {
+func (o *options) fed(d *derivation) int64 {
 	if o.hasEntries {
 		return o.entries
 	}

@@ -12,22 +12,22 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// DiffKind names how a tape differs from the re-derived buckets.
-type DiffKind string
+// diffKind names how a tape differs from the re-derived buckets.
+type diffKind string
 
 // The differences of SPEC §6.
 const (
-	Missing   DiffKind = "missing"   // a re-derived series is not on the tape, and no marker explains it
-	Extra     DiffKind = "extra"     // on the tape, not re-derived (or above it with nothing short anywhere)
-	Short     DiffKind = "short"     // the tape is below the entries, no marker explaining it: a fragment
-	Displaced DiffKind = "displaced" // the tape is above the entries here while it is short elsewhere
+	diffMissing   diffKind = "missing"   // a re-derived series is not on the tape, and no marker explains it
+	diffExtra     diffKind = "extra"     // on the tape, not re-derived (or above it with nothing short anywhere)
+	diffShort     diffKind = "short"     // the tape is below the entries, no marker explaining it: a fragment
+	diffDisplaced diffKind = "displaced" // the tape is above the entries here while it is short elsewhere
 )
 
-// Diff is one difference. Series is the series text, or for a seal's
+// diff is one difference. Series is the series text, or for a seal's
 // entries= "entries=" (Seal is then set). OneSide is set for a series on
 // the tape only (Derived is then 0) or re-derived only (Tape 0).
-type Diff struct {
-	Kind          DiffKind
+type diff struct {
+	Kind          diffKind
 	Start         int64
 	Series        string
 	Tape, Derived float64
@@ -36,9 +36,9 @@ type Diff struct {
 	Bound         string // a histogram's _bucket series: its le, which the report names
 }
 
-// Comparison is the outcome of comparing a tape with re-derived buckets.
-type Comparison struct {
-	Diffs    []Diff // in bucket, then series order
+// comparison is the outcome of comparing a tape with re-derived buckets.
+type comparison struct {
+	Diffs    []diff // in bucket, then series order
 	Buckets  int    // buckets compared
 	Open     int    // buckets not yet sealed on an open tape, not compared
 	OpenFrom int64  // the first open bucket's start, when Open > 0
@@ -54,18 +54,18 @@ type bucketView struct {
 
 func (b *bucketView) marked() bool { return b.late > 0 || len(b.caps) > 0 }
 
-// Compare compares the store's tape with the re-derived buckets, bucket by
+// compare compares the store's tape with the re-derived buckets, bucket by
 // bucket (SPEC §6). Every bucket matches series for series: the entries a
 // bucket's !late markers, or a metric's !cap markers, hold are left out of
-// the re-derivation (Derive), and those markers are checked to hold exactly
+// the re-derivation (derive), and those markers are checked to hold exactly
 // them (marks), so a bucket with markers is held to its exact values too,
 // not only to its totals. A sealed bucket's entries= is the entries placed
 // in it.
-func Compare(s *Store, d *Derived) *Comparison {
+func compare(s *tallyStore, d *derivation) *comparison {
 	view := viewBuckets(s.Tape)
 	last, _, anySealed := lastSeal(s.Tape)
 	starts := slices.Sorted(maps.Keys(union(view, d.Buckets)))
-	c := &Comparison{}
+	c := &comparison{}
 	var over []int // indexes of Diffs above the entries, named once all are known
 	for _, start := range starts {
 		b := view[start]
@@ -85,12 +85,12 @@ func Compare(s *Store, d *Derived) *Comparison {
 	}
 	// The entries of !late markers are out of the re-derivation, so only a
 	// series short elsewhere makes one above its entries displaced.
-	displaced := slices.ContainsFunc(c.Diffs, func(d Diff) bool {
-		return d.Kind == Short || d.Kind == Missing
+	displaced := slices.ContainsFunc(c.Diffs, func(d diff) bool {
+		return d.Kind == diffShort || d.Kind == diffMissing
 	})
 	for _, i := range over {
 		if displaced {
-			c.Diffs[i].Kind = Displaced
+			c.Diffs[i].Kind = diffDisplaced
 		}
 	}
 	return c
@@ -98,24 +98,24 @@ func Compare(s *Store, d *Derived) *Comparison {
 
 // bucket compares one bucket and returns over with the indexes of new
 // differences where the tape is above the entries.
-func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Series, over []int) []int {
+func (c *comparison) bucket(start int64, b *bucketView, derived map[string]derivedSeries, over []int) []int {
 	for _, text := range slices.Sorted(maps.Keys(derived)) {
 		ds := derived[text]
 		tp, ok := b.series[text]
 		switch {
 		case !ok:
-			c.Diffs = append(c.Diffs, Diff{Kind: Missing, Start: start, Series: text, Derived: ds.Value, OneSide: true, Bound: ds.Bound})
-		case Matches(ds, tp.Value):
+			c.Diffs = append(c.Diffs, diff{Kind: diffMissing, Start: start, Series: text, Derived: ds.Value, OneSide: true, Bound: ds.Bound})
+		case matches(ds, tp.Value):
 		case above(ds.Metric.Kind, tp.Value, ds.Value):
-			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value, Bound: ds.Bound}, over)
+			over = c.over(diff{Kind: diffExtra, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value, Bound: ds.Bound}, over)
 		default:
-			c.Diffs = append(c.Diffs, Diff{Kind: Short, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value, Bound: ds.Bound})
+			c.Diffs = append(c.Diffs, diff{Kind: diffShort, Start: start, Series: text, Tape: tp.Value, Derived: ds.Value, Bound: ds.Bound})
 		}
 	}
 	for _, text := range slices.Sorted(maps.Keys(b.series)) {
 		if _, ok := derived[text]; !ok {
 			p := b.series[text]
-			over = c.over(Diff{Kind: Extra, Start: start, Series: text, Tape: p.Value, OneSide: true, Bound: tapeBound(p.Series)}, over)
+			over = c.over(diff{Kind: diffExtra, Start: start, Series: text, Tape: p.Value, OneSide: true, Bound: tapeBound(p.Series)}, over)
 		}
 	}
 	return over
@@ -123,17 +123,17 @@ func (c *Comparison) bucket(start int64, b *bucketView, derived map[string]Serie
 
 // seal compares the entries= of a bucket's last seal, if any, with the
 // entries placed in the bucket.
-func (c *Comparison) seal(start int64, seals []tape.Placed, placed int64, over []int) []int {
+func (c *comparison) seal(start int64, seals []tape.Placed, placed int64, over []int) []int {
 	if len(seals) == 0 {
 		return over
 	}
-	d := Diff{Start: start, Series: "entries=", Tape: float64(seals[len(seals)-1].Entries), Derived: float64(placed), Seal: true}
+	d := diff{Start: start, Series: "entries=", Tape: float64(seals[len(seals)-1].Entries), Derived: float64(placed), Seal: true}
 	switch {
 	case d.Tape > d.Derived:
-		d.Kind = Extra
+		d.Kind = diffExtra
 		return c.over(d, over)
 	case d.Tape < d.Derived:
-		d.Kind = Short
+		d.Kind = diffShort
 		c.Diffs = append(c.Diffs, d)
 	}
 	return over
@@ -142,12 +142,12 @@ func (c *Comparison) seal(start int64, seals []tape.Placed, placed int64, over [
 // over adds a difference where the tape is above the entries, and returns
 // over with its index: it is named displaced once all are known if the
 // tape is short or late elsewhere.
-func (c *Comparison) over(d Diff, over []int) []int {
+func (c *comparison) over(d diff, over []int) []int {
 	c.Diffs = append(c.Diffs, d)
 	return append(over, len(c.Diffs)-1)
 }
 
-// Matches reports whether a tape value is the re-derived series' value. A
+// matches reports whether a tape value is the re-derived series' value. A
 // sum is rounded in the order its entries were added, which for several
 // stores depends on how their batches took turns: two orders of n terms
 // differ by at most 2·n·2⁻⁵³·Σ|x| (each is within (n-1)·2⁻⁵³·Σ|x| of the
@@ -155,7 +155,7 @@ func (c *Comparison) over(d Diff, over []int) []int {
 // any order while the sum stays below 2⁵³, so counts and sums of sizes
 // must be equal. A histogram's _sum is a sum like any other; its bucket
 // counts and count are counts.
-func Matches(ds Series, v float64) bool {
+func matches(ds derivedSeries, v float64) bool {
 	if v == ds.Value {
 		return true
 	}
@@ -218,7 +218,7 @@ func tapeBound(s *tape.SeriesText) string {
 
 // describe says what differs: the series and both values, and for a
 // histogram's bucket its bound.
-func (d Diff) describe() string {
+func (d diff) describe() string {
 	s := d.values()
 	if d.Bound != "" {
 		base, _, _ := doc.HistogramOf(metricOf(d.Series))
@@ -235,11 +235,11 @@ func metricOf(series string) string {
 	return series
 }
 
-func (d Diff) values() string {
+func (d diff) values() string {
 	switch {
 	case d.Seal:
 		return fmt.Sprintf("seal entries=%s, but %s entries of the stores are placed in the bucket (all but its !late)", valueText(d.Tape), valueText(d.Derived))
-	case d.OneSide && d.Kind == Missing:
+	case d.OneSide && d.Kind == diffMissing:
 		return fmt.Sprintf("%s: not on the tape, re-derived %s", d.Series, valueText(d.Derived))
 	case d.OneSide:
 		return fmt.Sprintf("%s: tape %s, not re-derived", d.Series, valueText(d.Tape))
@@ -264,19 +264,19 @@ func union[A, B any](a map[int64]A, b map[int64]B) map[int64]bool {
 const listed = 5
 
 // print writes the comparison and reports whether the tape matched.
-func (c *Comparison) print(w io.Writer) bool {
-	byKind := map[DiffKind][]Diff{}
+func (c *comparison) print(w io.Writer) bool {
+	byKind := map[diffKind][]diff{}
 	for _, d := range c.Diffs {
 		byKind[d.Kind] = append(byKind[d.Kind], d)
 	}
 	fmt.Fprintf(w, "against: %s compared, %s", count(c.Buckets, "bucket"), count(len(c.Diffs), "difference"))
-	for _, k := range []DiffKind{Missing, Extra, Short, Displaced} {
+	for _, k := range []diffKind{diffMissing, diffExtra, diffShort, diffDisplaced} {
 		if n := len(byKind[k]); n > 0 {
 			fmt.Fprintf(w, ", %d %s", n, k)
 		}
 	}
 	fmt.Fprintln(w)
-	for _, k := range []DiffKind{Missing, Extra, Short, Displaced} {
+	for _, k := range []diffKind{diffMissing, diffExtra, diffShort, diffDisplaced} {
 		ds := byKind[k]
 		for _, d := range ds[:min(len(ds), listed)] {
 			fmt.Fprintf(w, "%-9s %s %s\n", k, timeText(d.Start), d.describe())

@@ -7,27 +7,27 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// Balance is the conservation of one count metric without where=: every
+// balance is the conservation of one count metric without where=: every
 // entry fed is in the metric's series, in one of its !cap markers, late or
 // dropped, so Tape+Cap+Late+Drop == Fed.
-type Balance struct {
+type balance struct {
 	Metric                     string
 	Tape, Cap, Late, Drop, Fed int64
 }
 
 // Holds reports whether the balance adds up.
-func (b Balance) Holds() bool { return b.Accounted() == b.Fed }
+func (b balance) Holds() bool { return b.Accounted() == b.Fed }
 
 // Accounted is what the tape accounts for: Tape+Cap+Late+Drop.
-func (b Balance) Accounted() int64 { return b.Tape + b.Cap + b.Late + b.Drop }
+func (b balance) Accounted() int64 { return b.Tape + b.Cap + b.Late + b.Drop }
 
-// Conserve returns the balance of each count metric without where= of the
+// conserve returns the balance of each count metric without where= of the
 // store's document, against fed entries. Counts are whole numbers, so
 // summing the resolved float64 values as int64 loses nothing below 2^53.
-func Conserve(s *Store, fed int64) []Balance {
-	var out []Balance
+func conserve(s *tallyStore, fed int64) []balance {
+	var out []balance
 	for _, name := range plainCounts(s.Doc) {
-		b := Balance{Metric: name, Fed: fed,
+		b := balance{Metric: name, Fed: fed,
 			Late: s.Tape.Totals[tape.Late].Entries, Drop: s.Tape.Totals[tape.Drop].Entries}
 		for _, p := range s.Tape.Points {
 			if p.Series.Metric == name {
@@ -48,7 +48,7 @@ func Conserve(s *Store, fed int64) []Balance {
 // A document without a count metric without where= (a histogram's _count
 // counts only entries with a number) has nothing to balance: it says so
 // rather than print nothing.
-func printBalances(w io.Writer, bs []Balance) bool {
+func printBalances(w io.Writer, bs []balance) bool {
 	if len(bs) == 0 {
 		fmt.Fprintln(w, "conservation: the document has no count metric without where=, so nothing balances against the entries fed; add one (metric requests count) to have it proved")
 	}

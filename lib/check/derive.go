@@ -15,26 +15,27 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// Input is one store to re-derive from, as the user names it (tgcheck
+// input is one store to re-derive from, as the user names it (tgcheck
 // --against ID=PATH, --max-line).
-type Input struct {
+type input struct {
 	ID, Path string
 	History  []string // the store's older generations, oldest first, read before Path (store.Spec)
 	MaxLine  int      // feed's --max-line; 0: its default
+	From     int64    // where the tape's counting of it began (feed --from end; DIR/bindings): re-derived from there
 }
 
-// source is an Input with what the tape says of it (prepare): its entries
+// source is an input with what the tape says of it (prepare): its entries
 // that end at or before limit count, later ones are not yet known to the
 // tape. skipped holds the ranges feed delivered as no entry (its !drop
 // markers of a skip's reason: a line over feed's --max-line, a line cut by
 // a rotation), which count as fed but belong in no bucket, however tgcheck
 // itself reads them.
 type source struct {
-	Input
+	input
 	limit   int64
-	skipped [][2]int64    // [offset, end), ascending
-	marks   []tape.Placed // its !late, !cap and !drop markers but a skip's, checked against its entries
-	ats     map[int64]At  // per sealed bucket: the at= its seal gives the store
+	skipped [][2]int64       // [offset, end), ascending
+	marks   []tape.Placed    // its !late, !cap and !drop markers but a skip's, checked against its entries
+	ats     map[int64]sealAt // per sealed bucket: the at= its seal gives the store
 	// onTape says whether the tape has a series (its text) in a bucket:
 	// a !cap marker's entries must be of series left off it.
 	onTape func(start int64, series string) bool
@@ -43,12 +44,12 @@ type source struct {
 // prepare gives each input what the tape says of it: how far it knows the
 // store, the ranges feed delivered as no entry, the markers holding its
 // entries, its seals' at= and the series on the tape.
-func prepare(t *tape.Resolved, inputs []Input) []source {
-	known := Known(t)
+func prepare(t *tape.Resolved, inputs []input) []source {
+	known := knownPositions(t)
 	onTape := seriesOnTape(t)
 	srcs := make([]source, len(inputs))
 	for i, in := range inputs {
-		srcs[i] = source{Input: in, limit: known[in.ID], skipped: skips(t, in.ID), marks: entryMarkers(t, in.ID),
+		srcs[i] = source{input: in, limit: known[in.ID], skipped: skips(t, in.ID), marks: entryMarkers(t, in.ID),
 			ats: sealAts(t, in.ID), onTape: onTape}
 	}
 	return srcs
@@ -61,26 +62,26 @@ func (s *source) isSkipped(pos int64) bool {
 	return i < len(s.skipped) && s.skipped[i][0] <= pos
 }
 
-// Series is one re-derived series value of one bucket: what the tape must
+// derivedSeries is one re-derived series value of one bucket: what the tape must
 // hold for it, from the bucket's entries that no !late marker, and no !cap
 // marker of its metric, covers. The markers' own ranges are checked apart
 // (marks), so an entry is either here or in a marker that holds it.
-type Series struct {
+type derivedSeries struct {
 	Metric  *doc.Metric
 	Value   float64
 	Entries int64   // the entries folded in
-	Abs     float64 // a sum's Σ|x| over them, which bounds its rounding (Matches); 0 for any other value
+	Abs     float64 // a sum's Σ|x| over them, which bounds its rounding (matches); 0 for any other value
 	Bound   string  // a histogram's _bucket series: its le, as on the tape
 }
 
-// Derived is what the stores say the tape should hold.
-type Derived struct {
-	Buckets map[int64]map[string]Series // bucket start → series text (as on the tape) → value
-	Placed  map[int64]int64             // bucket start → entries placed in it (all but its !late): its seal's entries=
-	Fed     map[string]int64            // per store id: entries (lines of any length) before its limit
-	Beyond  map[string]int64            // per store id: complete lines at or after its limit
-	Marks   []Finding                   // markers whose range does not hold count entries of their kind
-	Ats     []Finding                   // seals whose at= the stores' entries contradict
+// derivation is what the stores say the tape should hold.
+type derivation struct {
+	Buckets map[int64]map[string]derivedSeries // bucket start → series text (as on the tape) → value
+	Placed  map[int64]int64                    // bucket start → entries placed in it (all but its !late): its seal's entries=
+	Fed     map[string]int64                   // per store id: entries (lines of any length) before its limit
+	Beyond  map[string]int64                   // per store id: complete lines at or after its limit
+	Marks   []finding                          // markers whose range does not hold count entries of their kind
+	Ats     []finding                          // seals whose at= the stores' entries contradict
 }
 
 // Chunk sizes for reading stores: 64 Ki entries or 4 MiB a chunk keeps
@@ -90,17 +91,17 @@ const (
 	chunkBytes   = 4 << 20
 )
 
-// Derive re-derives the buckets of document d from the stores the inputs
+// derive re-derives the buckets of document d from the stores the inputs
 // name, each as far as tape t knows it: every entry that extracts goes
 // into the bucket of its own time (unbounded grace, no cap), each metric
 // folded as SPEC §4 says, but for what the store's markers on t cover
 // (Series).
-func Derive(d *doc.Doc, t *tape.Resolved, inputs []Input) (*Derived, error) {
+func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 	dv, err := newDeriver(d)
 	if err != nil {
 		return nil, err
 	}
-	out := &Derived{Buckets: map[int64]map[string]Series{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
+	out := &derivation{Buckets: map[int64]map[string]derivedSeries{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
 	for _, src := range prepare(t, inputs) {
 		n, err := dv.store(src)
 		if err != nil {
@@ -110,14 +111,14 @@ func Derive(d *doc.Doc, t *tape.Resolved, inputs []Input) (*Derived, error) {
 		out.Marks = append(out.Marks, dv.marks.findings()...)
 		out.Ats = append(out.Ats, dv.seals.findings()...)
 		if out.Beyond[src.ID], err = src.linesAfter(src.limit); err != nil {
-			return nil, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+			return nil, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 		}
 	}
-	for _, fs := range [][]Finding{out.Marks, out.Ats} {
-		slices.SortFunc(fs, func(a, b Finding) int { return cmp.Compare(a.Line, b.Line) })
+	for _, fs := range [][]finding{out.Marks, out.Ats} {
+		slices.SortFunc(fs, func(a, b finding) int { return cmp.Compare(a.Line, b.Line) })
 	}
 	for start, accs := range dv.buckets {
-		b := make(map[string]Series, len(accs))
+		b := make(map[string]derivedSeries, len(accs))
 		for _, a := range accs {
 			if a.has {
 				dv.metrics[a.metric].series(b, a)
@@ -130,10 +131,10 @@ func Derive(d *doc.Doc, t *tape.Resolved, inputs []Input) (*Derived, error) {
 
 // series adds the series an acc of mt is on the tape as: one, or a
 // histogram's _bucket per bound (cumulative, +Inf last), _sum and _count.
-func (mt *metric) series(b map[string]Series, a *acc) {
+func (mt *metric) series(b map[string]derivedSeries, a *acc) {
 	m := mt.m
 	if m.Kind != doc.Histogram {
-		b[a.text] = Series{Metric: m, Value: a.value, Entries: a.entries, Abs: a.abs}
+		b[a.text] = derivedSeries{Metric: m, Value: a.value, Entries: a.entries, Abs: a.abs}
 		return
 	}
 	var cum float64
@@ -141,10 +142,10 @@ func (mt *metric) series(b map[string]Series, a *acc) {
 		cum += a.counts[i]
 		le := string(tape.AppendValue(nil, bound))
 		labels := append(slices.Clip(a.labels), tape.Label{Name: doc.BoundLabel, Value: le})
-		b[string(tape.AppendSeries(nil, m.Name+doc.BucketSuffix, labels))] = Series{Metric: m, Value: cum, Entries: a.entries, Bound: le}
+		b[string(tape.AppendSeries(nil, m.Name+doc.BucketSuffix, labels))] = derivedSeries{Metric: m, Value: cum, Entries: a.entries, Bound: le}
 	}
-	b[string(tape.AppendSeries(nil, m.Name+doc.SumSuffix, a.labels))] = Series{Metric: m, Value: a.value, Entries: a.entries, Abs: a.abs}
-	b[a.text] = Series{Metric: m, Value: float64(a.entries), Entries: a.entries}
+	b[string(tape.AppendSeries(nil, m.Name+doc.SumSuffix, a.labels))] = derivedSeries{Metric: m, Value: a.value, Entries: a.entries, Abs: a.abs}
+	b[a.text] = derivedSeries{Metric: m, Value: float64(a.entries), Entries: a.entries}
 }
 
 // deriver folds entries into buckets. Series are keyed by raw label bytes
@@ -219,7 +220,7 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 
 // open opens the source's store for reading from pos (store.ResumeSpec:
 // its older generations first, gzip or plain).
-func (s *Input) open(pos int64) (*store.Reader, error) {
+func (s *input) open(pos int64) (*store.Reader, error) {
 	maxLine := s.MaxLine
 	if maxLine == 0 {
 		maxLine = store.DefaultMaxLine
@@ -228,7 +229,7 @@ func (s *Input) open(pos int64) (*store.Reader, error) {
 }
 
 // linesAfter counts the source's complete lines from position pos on.
-func (s *Input) linesAfter(pos int64) (int64, error) {
+func (s *input) linesAfter(pos int64) (int64, error) {
 	r, err := s.open(pos)
 	if err != nil {
 		return 0, err
@@ -251,9 +252,9 @@ func (s *Input) linesAfter(pos int64) (int64, error) {
 
 // store folds the entries of one source and returns how many it read.
 func (dv *deriver) store(src source) (int64, error) {
-	r, err := src.open(0)
+	r, err := src.open(src.From)
 	if err != nil {
-		return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+		return 0, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 	}
 	defer r.Close()
 	dv.marks = newMarks(src.marks, len(dv.metrics), dv.metricIndex, src.onTape)
@@ -263,7 +264,7 @@ func (dv *deriver) store(src source) (int64, error) {
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
 		if err != nil {
-			return 0, fmt.Errorf("tgcheck: store %s: %v", src.ID, err)
+			return 0, fmt.Errorf("tgcheck: store %s: %w", src.ID, err)
 		}
 		if !ok || c.Offset >= src.limit {
 			break

@@ -25,7 +25,7 @@ func BenchmarkDeriveApacheCombined(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Derive(d, endedAt("web1", fi.Size()), []Input{{ID: "web1", Path: path}}); err != nil {
+		if _, err := derive(d, endedAt("web1", fi.Size()), []input{{ID: "web1", Path: path}}); err != nil {
 			b.Fatal(err)
 		}
 	}

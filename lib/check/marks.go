@@ -154,20 +154,20 @@ func (m *marks) mismatch(i int, e outcome) string {
 
 // findings returns, in tape line order, the markers whose range does not
 // hold exactly count entries of their kind.
-func (m *marks) findings() []Finding {
-	var fs []Finding
+func (m *marks) findings() []finding {
+	var fs []finding
 	for i, mk := range m.list {
 		text := tape.Append(nil, &mk.Record)
 		text = text[:len(text)-1]
 		switch {
 		case m.count[i] != mk.Count:
-			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its range holds %d entries, not count=%d", text, m.count[i], mk.Count)})
+			fs = append(fs, finding{mk.Line, fmt.Sprintf("%s: its range holds %d entries, not count=%d", text, m.count[i], mk.Count)})
 		case m.wrong[i] != "":
-			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its range %s", text, m.wrong[i])})
+			fs = append(fs, finding{mk.Line, fmt.Sprintf("%s: its range %s", text, m.wrong[i])})
 		case !m.offAt[i]:
-			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its offset= is not where an entry starts", text)})
+			fs = append(fs, finding{mk.Line, fmt.Sprintf("%s: its offset= is not where an entry starts", text)})
 		case !m.endAt[i]:
-			fs = append(fs, Finding{mk.Line, fmt.Sprintf("%s: its end= is not where an entry ends", text)})
+			fs = append(fs, finding{mk.Line, fmt.Sprintf("%s: its end= is not where an entry ends", text)})
 		}
 	}
 	return fs

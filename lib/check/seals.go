@@ -8,9 +8,9 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// At is where a sealed bucket's seal puts one store: the position of its
+// sealAt is where a sealed bucket's seal puts one store: the position of its
 // first entry not considered for the bucket (SPEC §5), and the seal's line.
-type At struct {
+type sealAt struct {
 	Pos  int64
 	Line int
 }
@@ -18,11 +18,11 @@ type At struct {
 // sealAts returns, per sealed bucket, the at= position its last seal gives
 // store id; a seal that does not list the store considered none of its
 // entries (position 0: a store first fed after that seal).
-func sealAts(t *tape.Resolved, id string) map[int64]At {
-	ats := make(map[int64]At, len(t.Seals))
+func sealAts(t *tape.Resolved, id string) map[int64]sealAt {
+	ats := make(map[int64]sealAt, len(t.Seals))
 	for start, seals := range t.Seals {
 		last := seals[len(seals)-1]
-		at := At{Line: last.Line}
+		at := sealAt{Line: last.Line}
 		for _, p := range last.At {
 			if p.ID == id {
 				at.Pos = p.Pos
@@ -38,7 +38,7 @@ func sealAts(t *tape.Resolved, id string) map[int64]At {
 // it is !late.
 type seals struct {
 	id    string
-	ats   map[int64]At
+	ats   map[int64]sealAt
 	wrong map[int64]*atWrong
 }
 
@@ -48,7 +48,7 @@ type atWrong struct {
 	first                   int64 // the first such entry's position
 }
 
-func newSeals(id string, ats map[int64]At) *seals {
+func newSeals(id string, ats map[int64]sealAt) *seals {
 	return &seals{id: id, ats: ats, wrong: map[int64]*atWrong{}}
 }
 
@@ -75,11 +75,11 @@ func (s *seals) check(pos int64, e outcome, late bool) {
 }
 
 // findings returns a finding per seal some entries contradict, at its line.
-func (s *seals) findings() []Finding {
-	var fs []Finding
+func (s *seals) findings() []finding {
+	var fs []finding
 	for _, start := range slices.Sorted(maps.Keys(s.wrong)) {
 		w, at := s.wrong[start], s.ats[start]
-		fs = append(fs, Finding{at.Line, fmt.Sprintf("seal %s at=%s:%d: %d entries of the bucket before it are !late and %d at or after it are not (the first at %d)",
+		fs = append(fs, finding{at.Line, fmt.Sprintf("seal %s at=%s:%d: %d entries of the bucket before it are !late and %d at or after it are not (the first at %d)",
 			timeText(start), s.id, at.Pos, w.lateBefore, w.placedAfter, w.first)})
 	}
 	return fs

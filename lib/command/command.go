@@ -1,40 +1,68 @@
-// Package command holds what the four command lines share: their exit
-// statuses (0 success, 1 a failed check or a runtime error, 2 bad usage,
-// SPEC §7) and how a usage error is told from the rest.
+// Package command holds what every command line of the toolkit shares:
+// their exit statuses (0 success, 1 a failed check or a runtime error, 2
+// bad usage, SPEC §7) and how a usage error is told from the rest, and,
+// through Conventions, --version, shell completion and the fix for a
+// permission error.
+//
+// Invariants:
+//   - Completing a command line (--generate-bash-completion last) never
+//     runs the command, whatever the words before it.
+//   - A usage error stays one (exit 2) whatever is added to its message.
 package command
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 )
 
-// UsageError is a mistake in the command line: exit status 2. Its text is
+// usageError is a mistake in the command line: exit status 2. Its text is
 // the whole message, prefixed with the binary's name.
-type UsageError struct{ error }
+type usageError struct{ error }
 
 // Usage marks err as a usage error.
-func Usage(err error) error { return UsageError{err} }
+func Usage(err error) error { return usageError{err} }
 
 // Usagef formats a usage error.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+func Usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // IsUsage reports whether err is, or wraps, a usage error.
 func IsUsage(err error) bool {
-	var u UsageError
+	var u usageError
 	return errors.As(err, &u)
+}
+
+// Status prints err, if any, to stderr and returns the exit status it
+// means: 0 for none, 2 for a usage error, 1 for any other.
+func Status(stderr io.Writer, err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case IsUsage(err):
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fmt.Fprintln(stderr, err)
+	return 1
 }
 
 // Conventions makes app report the mistakes its flag parser finds as usage
 // errors, "NAME: problem; see NAME --help", and hand every error back from
 // Run instead of exiting the process, so that Main picks the status. The
-// binaries have no subcommands, so no help command; --generate-bash-completion
-// lists their flags for the scripts in deploy/completion (docs/completion.md).
+// binaries have no subcommands, so no help command; --version prints
+// buildVersion; --generate-bash-completion lists what completes the last word
+// for the scripts in deploy/completion (docs/completion.md), and never
+// runs the command. Call it on an app whose Action is set.
 func Conventions(app *cli.App) *cli.App {
 	app.HideHelpCommand = true
-	app.EnableBashCompletion = true
+	app.Version = buildVersion()
+	// urfave/cli's own --version has the alias -v, which reads as
+	// "verbose"; no binary has a short form for it.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version, VCS revision and build time, and exit", DisableDefaultText: true}
+	completion(app)
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return Usagef("%s: %v; see %s --help", app.Name, err, app.Name)
 	}
@@ -52,14 +80,13 @@ func Conventions(app *cli.App) *cli.App {
 // no option of app, a lone "-" (stdin), and a last option that lacks its
 // value stay where they are.
 func Interspersed(app *cli.App, args []string) []string {
-	if len(args) == 0 {
-		return args
+	if len(args) == 0 || args[len(args)-1] == completionFlag {
+		return args // the words being completed are as typed
 	}
-	takesValue := map[string]bool{"help": false, "h": false}
+	valued := map[string]bool{"help": false, "h": false, "version": false}
 	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
 		for _, n := range f.Names() {
-			takesValue[n] = !isBool
+			valued[n] = takesValue(f)
 		}
 	}
 	opts, operands := []string{args[0]}, []string(nil)
@@ -69,7 +96,7 @@ func Interspersed(app *cli.App, args []string) []string {
 			return append(append(opts, operands...), args[i:]...)
 		}
 		name, _, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		takes, known := takesValue[name]
+		takes, known := valued[name]
 		switch {
 		case !strings.HasPrefix(a, "-") || a == "-" || !known:
 			operands = append(operands, a)

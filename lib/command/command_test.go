@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -42,5 +43,47 @@ func TestOptionsAfterOperandsAreMovedBeforeThemUpToADoubleDash(t *testing.T) {
 		if got := strings.Join(Interspersed(app, strings.Fields(tc.in)), " "); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestVersionIsOneLineOfModuleVersionRevisionAndTime(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs", Value: "git"},
+		{Key: "vcs.revision", Value: "917f69d1"},
+		{Key: "vcs.time", Value: "2026-12-01T21:10:00Z"},
+		{Key: "vcs.modified", Value: "true"},
+	}}
+	if got, want := version(bi), "(devel) revision=917f69d1 time=2026-12-01T21:10:00Z modified go=go1.26.0"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	installed := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.3.0"}}
+	if got, want := version(installed), "v0.3.0 go=go1.26.0"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestVersionFlagPrintsOneLineAndRunsNothing(t *testing.T) {
+	var out strings.Builder
+	ran := false
+	app := Conventions(&cli.App{Name: "tool", Writer: &out, ErrWriter: &out, Action: func(*cli.Context) error { ran = true; return nil }})
+	if err := app.Run([]string{"tool", "--version"}); err != nil || ran {
+		t.Fatalf("err %v, ran %v", err, ran)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "tool version ") || strings.Count(got, "\n") != 1 {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestStatusIs0ForNoError2ForAUsageErrorAnd1ForTheRest(t *testing.T) {
+	var out strings.Builder
+	if s := Status(&out, nil); s != 0 || out.Len() != 0 {
+		t.Errorf("nil: status %d, printed %q", s, out.String())
+	}
+	if s := Status(&out, Usagef("tool: bad")); s != 2 || out.String() != "tool: bad\n" {
+		t.Errorf("usage: status %d, printed %q", s, out.String())
+	}
+	out.Reset()
+	if s := Status(&out, fmt.Errorf("tool: disk full")); s != 1 || out.String() != "tool: disk full\n" {
+		t.Errorf("runtime: status %d, printed %q", s, out.String())
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +27,7 @@ type Cursor map[string]int64
 type Mark struct {
 	Offset int64
 	Gen    store.Gen
+	Seam   store.Seam    // the bytes before Offset; zero in an older cursor
 	Gens   []store.GenID // a store named with its history: its generations (store.Reader.Recorded); nil: none
 }
 
@@ -74,9 +74,13 @@ func parse(path string, data []byte) (Marks, error) {
 			err = fmt.Errorf("store %s appears twice", h.ID)
 		}
 		var g store.Gen
+		var sm store.Seam
 		var gens []store.GenID
 		if err == nil {
 			g, err = parseGen(line)
+		}
+		if err == nil {
+			sm, err = parseSeam(line, g)
 		}
 		if err == nil {
 			gens, err = parseHist(line)
@@ -84,7 +88,7 @@ func parse(path string, data []byte) (Marks, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cursor: %s line %d: %w; fix or remove the file", path, n+1, err)
 		}
-		c[h.ID] = Mark{Offset: h.Offset, Gen: g, Gens: gens}
+		c[h.ID] = Mark{Offset: h.Offset, Gen: g, Seam: sm, Gens: gens}
 	}
 	return c, nil
 }
@@ -94,27 +98,37 @@ var genKeys = []string{"gen", "dev", "ino", "sig", "siglen"}
 
 // parseGen reads the generation keys of a store line, which ParseHeader
 // ignores: gen= base, dev= and ino= decimal, sig= hex CRC-32, siglen= bytes.
+// The words are split as ParseHeader splits them (protocol.SplitLine).
 func parseGen(line []byte) (store.Gen, error) {
-	kv := map[string]string{}
-	for _, f := range strings.Fields(string(line)) {
-		if k, v, ok := strings.Cut(f, "="); ok && slices.Contains(genKeys, k) {
-			kv[k] = v
-		}
-	}
-	if len(kv) == 0 {
-		return store.Gen{}, nil
+	var w protocol.Words
+	if _, err := protocol.SplitLine(line, &w); err != nil {
+		return store.Gen{}, err
 	}
 	var n [5]uint64
+	found := 0
 	for i, k := range genKeys {
-		base, bits := 10, 63
-		if k == "sig" {
-			base, bits = 16, 32
+		v, ok := w.Get(k)
+		if !ok {
+			continue
 		}
-		v, ok := kv[k]
+		found++
 		var err error
-		if n[i], err = strconv.ParseUint(v, base, bits); !ok || err != nil {
-			return store.Gen{}, fmt.Errorf("%q has a bad or missing %s= (the generation needs %s)", line, k, strings.Join(genKeys, "= ")+"=")
+		if k == "sig" {
+			n[i], err = strconv.ParseUint(v, 16, 32)
+		} else {
+			var d int64
+			d, err = protocol.ParseNum(k, v)
+			n[i] = uint64(d)
 		}
+		if err != nil {
+			return store.Gen{}, fmt.Errorf("%q has a bad %s= (the generation needs %s)", line, k, strings.Join(genKeys, "= ")+"=")
+		}
+	}
+	switch {
+	case found == 0:
+		return store.Gen{}, nil
+	case found < len(genKeys):
+		return store.Gen{}, fmt.Errorf("%q has a bad or missing generation key (the generation needs %s)", line, strings.Join(genKeys, "= ")+"=")
 	}
 	g := store.Gen{Base: int64(n[0]), Dev: n[1], Ino: n[2], Sig: uint32(n[3]), SigLen: int(n[4])}
 	if !g.Known() || g.SigLen > store.SigSpan {
@@ -123,16 +137,37 @@ func parseGen(line []byte) (store.Gen, error) {
 	return g, nil
 }
 
+// parseSeam reads a store line's seam= (hex CRC-32) and seamlen= (bytes,
+// 1..SigSpan), both or neither; only a line with a generation has one.
+func parseSeam(line []byte, g store.Gen) (store.Seam, error) {
+	var sig, n string
+	for _, f := range strings.Fields(string(line)) {
+		if v, ok := strings.CutPrefix(f, "seam="); ok {
+			sig = v
+		} else if v, ok := strings.CutPrefix(f, "seamlen="); ok {
+			n = v
+		}
+	}
+	if sig == "" && n == "" {
+		return store.Seam{}, nil
+	}
+	s, err1 := strconv.ParseUint(sig, 16, 32)
+	l, err2 := strconv.ParseUint(n, 10, 16)
+	if err1 != nil || err2 != nil || l == 0 || l > store.SigSpan || !g.Known() {
+		return store.Seam{}, fmt.Errorf("%q has a bad seam= or seamlen= (both, seamlen= 1 to %d, on a line with its generation)", line, store.SigSpan)
+	}
+	return store.Seam{Sig: uint32(s), Len: int(l)}, nil
+}
+
 // parseHist reads the hist= key of a store line: the generations of a
 // store named with its history, oldest first, each BASE:SIGLEN:SIG (BASE
 // decimal or "-" for not yet reached, SIGLEN decimal, SIG hex CRC-32).
 func parseHist(line []byte) ([]store.GenID, error) {
-	var v string
-	for _, f := range strings.Fields(string(line)) {
-		if val, ok := strings.CutPrefix(f, "hist="); ok {
-			v = val
-		}
+	var w protocol.Words
+	if _, err := protocol.SplitLine(line, &w); err != nil {
+		return nil, err
 	}
+	v, _ := w.Get("hist")
 	if v == "" {
 		return nil, nil
 	}
@@ -203,6 +238,9 @@ func (c Marks) Format() []byte {
 		b = b[:len(b)-1]
 		if g := m.Gen; g.Known() {
 			b = fmt.Appendf(b, " gen=%d dev=%d ino=%d sig=%08x siglen=%d", g.Base, g.Dev, g.Ino, g.Sig, g.SigLen)
+			if m.Seam.Len > 0 {
+				b = fmt.Appendf(b, " seam=%08x seamlen=%d", m.Seam.Sig, m.Seam.Len)
+			}
 		}
 		b = append(appendHist(b, m.Gens), '\n')
 	}

@@ -167,3 +167,23 @@ func TestLoadGivesThePositionsAlone(t *testing.T) {
 		t.Fatalf("Load = %v, %v; want web1 at 900", c, err)
 	}
 }
+
+// The seam (the bytes before the offset) survives a save and a load, and
+// a half-given one is refused.
+func TestTheSeamSurvivesASaveAndALoad(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cursor")
+	want := Marks{"q": {Offset: 900, Gen: store.Gen{Base: 0, Dev: 1, Ino: 2, Sig: 0xbeef, SigLen: 256}, Seam: store.Seam{Sig: 0xcafe, Len: 256}}}
+	if err := want.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if !strings.HasSuffix(string(data), " seam=0000cafe seamlen=256\n") {
+		t.Fatalf("file = %q, want the seam keys", data)
+	}
+	if got, err := LoadMarks(p); err != nil || !sameMark(got["q"], want["q"]) {
+		t.Fatalf("Load = %v, %v; want %v", got, err, want)
+	}
+	if _, err := parse("c", []byte("store id=q offset=9 gen=0 dev=1 ino=2 sig=0000beef siglen=256 seam=0000cafe\n")); err == nil {
+		t.Fatal("a seam= without seamlen= was accepted")
+	}
+}

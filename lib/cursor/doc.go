@@ -6,7 +6,8 @@
 // ("store id=web1 offset=186350 gen=0 dev=2049 ino=131077 sig=30d022ed
 // siglen=256"), sorted by id. gen= is the base position of the generation
 // (the file) holding the offset, dev=, ino= and the CRC-32 sig= of its first
-// siglen= bytes recognise that file again. A line without them (an older
+// siglen= bytes recognise that file again; seam= is the CRC-32 of the
+// seamlen= bytes that end at the offset (absent at a generation's start). A line without them (an older
 // cursor) is read as the file at the store's path from position 0; a reader
 // ignores keys it does not know. A store named with its older generations
 // also has hist= ("hist=0:256:1a2b3c4d,81920:256:0badf00d,-:120:5eed0001"):

@@ -7,7 +7,7 @@ import (
 )
 
 func sameMark(a, b Mark) bool {
-	return a.Offset == b.Offset && a.Gen == b.Gen && slices.Equal(a.Gens, b.Gens)
+	return a.Offset == b.Offset && a.Gen == b.Gen && a.Seam == b.Seam && slices.Equal(a.Gens, b.Gens)
 }
 
 // FuzzParse: whatever parses formats back to text that parses to the same
@@ -16,6 +16,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("store id=web1 offset=186350\n"))
 	f.Add([]byte("store id=a offset=9 gen=7 dev=1 ino=2 sig=0000beef siglen=256\nstore id=b offset=0\n"))
 	f.Add([]byte("store id=a offset=1 gen=0 dev=1\n"))
+	f.Add([]byte("store id=a offset=9 gen=0 dev=1 ino=2 sig=0000beef siglen=256 seam=0000cafe seamlen=9\n"))
 	f.Add([]byte("store id=a offset=1 generation=3 sig=zz\n"))
 	f.Add([]byte("store id=a offset=9 gen=7 dev=1 ino=2 sig=0000beef siglen=256 hist=0:256:0badf00d,7:12:0000beef,-:0:00000000\n"))
 	f.Add([]byte("store id=a offset=9 hist=x:1\n"))

@@ -85,8 +85,14 @@ func parseApache(src string) ([]element, error) {
 }
 
 // apachePart names one directive: letter with its {arg}. times counts the
-// %t directives so far (the first is "time", later ones time_2, time_3…).
+// %t directives so far (the first is "time", later ones time_2, time_3…);
+// a %{msec_frac}t or %{usec_frac}t is a fraction of one of them, not a
+// time of its own, so it is time_msec_frac wherever it stands (Apache's
+// own idiom puts it after the %{…}t it refines).
 func apachePart(letter, arg string, times *int) (Part, error) {
+	if frac := strings.TrimPrefix(strings.TrimPrefix(arg, "begin:"), "end:"); letter == "t" && (frac == "msec_frac" || frac == "usec_frac") {
+		return Part{Field: "time_" + frac, Kind: Numeric}, nil
+	}
 	if letter == "t" {
 		*times++
 		return apacheTime(arg, *times)
@@ -148,8 +154,6 @@ func apacheTime(arg string, n int) (Part, error) {
 		p.Layout = LayoutUnixMs
 	case "usec":
 		p.Layout = LayoutUnixUs
-	case "msec_frac", "usec_frac":
-		p.Kind, p.Field = Numeric, name+"_"+arg
 	default:
 		layout, err := strftimeLayout(arg)
 		if err != nil {

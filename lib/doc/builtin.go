@@ -68,13 +68,24 @@ func Load(nameOrPath string) (*Doc, error) {
 	}
 	text, err := os.ReadFile(nameOrPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("doc: %q is neither a built-in document (%s) nor a file; name one of those or give a path", nameOrPath, builtinNames())
+		return nil, notFound(nameOrPath)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("doc: cannot read %s: %v", nameOrPath, err)
+		return nil, fmt.Errorf("doc: cannot read %s: %w", nameOrPath, err)
 	}
 	return Parse(nameOrPath, text)
 }
+
+// notFound is Load's error for a name that is neither a built-in document
+// nor a file: a mistake in the command line, which errors.Is(err,
+// fs.ErrNotExist) tells.
+type notFound string
+
+func (n notFound) Error() string {
+	return fmt.Sprintf("doc: %q is neither a built-in document (%s) nor a file; name one of those or give a path", string(n), builtinNames())
+}
+
+func (notFound) Is(target error) bool { return target == fs.ErrNotExist }
 
 // builtinNames lists the shipped documents' names for an error message.
 func builtinNames() string {

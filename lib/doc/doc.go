@@ -82,6 +82,31 @@ const (
 	Histogram // counts per upper bound (le), a sum and a count, as Prometheus's classic histogram
 )
 
+// metricKindWords spell the kinds, as a metric directive and tgread
+// --kind do: MetricKind is their one owner.
+var metricKindWords = [...]string{Count: "count", Sum: "sum", Min: "min", Max: "max", Histogram: "histogram"}
+
+// String returns the kind's word ("count", "sum", …).
+func (k MetricKind) String() string {
+	if k > 0 && int(k) < len(metricKindWords) {
+		return metricKindWords[k]
+	}
+	return "MetricKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseMetricKind returns the kind a word names.
+func ParseMetricKind(word string) (MetricKind, bool) {
+	for k, w := range metricKindWords {
+		if w != "" && w == word {
+			return MetricKind(k), true
+		}
+	}
+	return 0, false
+}
+
+// MetricKindWords lists the kinds' words, in order, for a message.
+func MetricKindWords() []string { return slices.Clone(metricKindWords[1:]) }
+
 // Op is a where= comparison.
 type Op int
 

@@ -9,6 +9,8 @@ func TestEachFormatNamesItsFields(t *testing.T) {
 	for _, c := range []struct{ format, fields, time, layout string }{
 		{`format apache "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\""`,
 			"host ident user time method path proto status bytes referer agent", "time", LayoutCLF},
+		{`format apache "%h %{%d/%b/%Y:%H:%M:%S}t.%{msec_frac}t %>s %{begin:usec_frac}t"`,
+			"host time time_msec_frac status time_usec_frac", "time", "02/Jan/2006:15:04:05"},
 		{`format apache combined`, "host ident user time method path proto status bytes referer agent", "time", LayoutCLF},
 		{`format apache "%a %A %v:%p %{ms}T %T %D %{us}T %I %O %S %k %L %m %U %q %H %{X-Forwarded-For}i %{Set-Cookie}o %{HOME}e %{sid}C %{msec}t"`,
 			"client_ip local_ip vhost port duration_ms duration_s duration_us duration_us_2 bytes_in bytes_out bytes_total keepalive log_id method url_path query proto x_forwarded_for out_set_cookie env_home cookie_sid time", "time", LayoutUnixMs},

@@ -71,23 +71,16 @@ func histogramOptions(k MetricKind) string {
 
 // parseKind reads count, sum=F, min=F, max=F or histogram=F into m.
 func parseKind(word string, m *Metric) bool {
-	if word == "count" {
+	if word == Count.String() {
 		m.Kind = Count
 		return true
 	}
-	kind, field, _ := strings.Cut(word, "=")
-	switch kind {
-	case "sum":
-		m.Kind = Sum
-	case "min":
-		m.Kind = Min
-	case "max":
-		m.Kind = Max
-	case "histogram":
-		m.Kind = Histogram
-	default:
+	name, field, _ := strings.Cut(word, "=")
+	kind, ok := ParseMetricKind(name)
+	if !ok || kind == Count {
 		return false
 	}
+	m.Kind = kind
 	m.Field = field
 	return isFieldName(field)
 }

@@ -249,6 +249,22 @@ func TestUsesNamesTheFieldsAMetricReads(t *testing.T) {
 	}
 }
 
+func TestEachMetricKindReadsBackFromItsWord(t *testing.T) {
+	words := MetricKindWords()
+	if strings.Join(words, "|") != "count|sum|min|max|histogram" {
+		t.Fatalf("the words are %q", words)
+	}
+	for _, w := range words {
+		k, ok := ParseMetricKind(w)
+		if !ok || k.String() != w {
+			t.Errorf("%q: kind %v (%v), which spells %q", w, k, ok, k.String())
+		}
+	}
+	if _, ok := ParseMetricKind("avg"); ok {
+		t.Error("avg is no kind")
+	}
+}
+
 // A document bounds how far ahead of the wall clock an entry may be: a day
 // unless it says otherwise, and "none" lifts the bound.
 func TestFutureDefaultsToADayAndADirectiveChangesOrLiftsIt(t *testing.T) {

@@ -54,7 +54,7 @@ func TestExtractApacheCombinedFields(t *testing.T) {
 		"method": "GET", "path": "/apache_pb.gif", "proto": "HTTP/1.0", "status": "200", "bytes": "2326",
 		"referer": "http://www.example.com/start.html", "agent": "Mozilla/4.08 [en] (Win98; I ;Nav)",
 	}
-	if got := fields(x, &e); len(got) != len(want) || x.NumFields() != 11 {
+	if got := fields(x, &e); len(got) != len(want) || x.numFields() != 11 {
 		t.Errorf("fields = %q", got)
 	}
 	for k, v := range want {
@@ -182,7 +182,7 @@ func TestExtractApacheCommonRefusesCombinedTail(t *testing.T) {
 	x := newExtractor(t, commonDoc)
 	var e Entry
 	common := `::1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 -`
-	if r := x.Extract([]byte(common+"\r"), &e); r != "" || x.NumFields() != 9 || string(e.Fields[x.Field("bytes")]) != "-" {
+	if r := x.Extract([]byte(common+"\r"), &e); r != "" || x.numFields() != 9 || string(e.Fields[x.Field("bytes")]) != "-" {
 		t.Errorf("common line: %q, %q", r, fields(x, &e))
 	}
 	if r := x.Extract([]byte(goodLine), &e); r != ReasonFormat {
@@ -193,7 +193,7 @@ func TestExtractApacheCommonRefusesCombinedTail(t *testing.T) {
 func TestExtractReusesEntryFields(t *testing.T) {
 	x := newExtractor(t, combinedDoc)
 	e := Entry{Fields: make([][]byte, 2, 32)}
-	if r := x.Extract([]byte(goodLine), &e); r != "" || len(e.Fields) != x.NumFields() || cap(e.Fields) != 32 {
+	if r := x.Extract([]byte(goodLine), &e); r != "" || len(e.Fields) != x.numFields() || cap(e.Fields) != 32 {
 		t.Errorf("Extract = %q; fields len %d cap %d", r, len(e.Fields), cap(e.Fields))
 	}
 }

@@ -18,8 +18,8 @@
 //     format.
 //   - The Apache request is cut into method, path and proto only for a
 //     document that reads one of them; for the others (the built-in ones)
-//     they are "-". The cut never refuses a line, so skipping it (~6% of
-//     tally --try) changes nothing that is dropped.
+//     they are "-". The cut never refuses a line, so skipping it (a cost
+//     measured in bench/README.md) changes nothing that is dropped.
 //   - An Apache request that is not METHOD TARGET PROTO (Apache's "-" for
 //     an absent request, "", an HTTP/0.9 "GET /", a TLS handshake sent to
 //     the HTTP port) still counts under its status: the parts that cannot
@@ -68,7 +68,7 @@ type numCache struct {
 
 // Number returns field i's Number. The Apache formats work out their
 // size as they check it, so sum=bytes does not parse it a second time
-// (+4% of tally --try).
+// (figures: bench/README.md, "The figures behind the code's comments").
 func (e *Entry) Number(i int) (float64, bool) {
 	if i >= len(e.nums) {
 		return number(e.Fields[i])
@@ -84,6 +84,15 @@ func (e *Entry) Number(i int) (float64, bool) {
 // known records field i's Number for the current extraction.
 func (e *Entry) known(i int, v float64, ok bool) {
 	e.nums[i] = numCache{gen: e.gen, ok: ok, v: v}
+}
+
+// reset sets field i to v, forgetting a Number recorded for its earlier
+// value in this extraction (a JSON key given twice: the last one counts).
+func (e *Entry) reset(i int, v []byte) {
+	e.Fields[i] = v
+	if i < len(e.nums) {
+		e.nums[i].gen = e.gen - 1
+	}
 }
 
 // Extractor extracts entries for one document. It is not safe for
@@ -167,14 +176,14 @@ func (x *Extractor) Field(name string) int {
 	return slices.Index(x.names, name)
 }
 
-// NumFields returns the number of fields of an extracted entry.
-func (x *Extractor) NumFields() int {
+// numFields returns the number of fields of an extracted entry.
+func (x *Extractor) numFields() int {
 	return len(x.names)
 }
 
 // Extract parses one entry (without its '\n'). It returns "" when the entry
 // was extracted into e (Time and every field set; e.Fields is reused, sized
-// NumFields), else a reason word for a !drop (one of the Reason constants).
+// numFields), else a reason word for a !drop (one of the Reason constants).
 // It never panics and never allocates but for the regex format.
 func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {

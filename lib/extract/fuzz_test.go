@@ -43,8 +43,8 @@ func checkExtract(t *testing.T, x *Extractor, line []byte) {
 		}
 		return
 	}
-	if len(e.Fields) != x.NumFields() {
-		t.Fatalf("Extract(%q) set %d fields, want %d", line, len(e.Fields), x.NumFields())
+	if len(e.Fields) != x.numFields() {
+		t.Fatalf("Extract(%q) set %d fields, want %d", line, len(e.Fields), x.numFields())
 	}
 	for i, f := range e.Fields {
 		if !within(f, line) && !within(f, dash) {

@@ -55,6 +55,17 @@ func (n *keyNode) kid(key []byte) *keyNode {
 	return nil
 }
 
+// clearBelow empties the fields of the steps below n (each a key path
+// through n's value), as if n's key had not been read yet.
+func (n *keyNode) clearBelow(e *Entry, empty []byte) {
+	for _, k := range n.kids {
+		if k.field >= 0 {
+			e.reset(k.field, empty)
+		}
+		k.clearBelow(e, empty)
+	}
+}
+
 // element returns the step for an array index, or nil.
 func (n *keyNode) element(i int) *keyNode {
 	for _, k := range n.kids {
@@ -188,13 +199,17 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	if i >= len(b) {
 		return 0, false
 	}
+	// A key given again replaces what its first value gave, the fields
+	// below it included (the last one counts, as in Python's json): a
+	// later "req":null leaves req.m empty, not the first req's m.
+	n.clearBelow(e, b[:0])
 	start := i
 	var end int
 	var ok bool
 	switch c := b[i]; {
 	case c == '"' && n.field >= 0:
 		v, q, ok := x.str(b, i)
-		e.Fields[n.field] = v
+		e.reset(n.field, v)
 		return q + 1, ok
 	case c == '{' && len(n.kids) > 0:
 		end, ok = x.object(b, i, n, e, depth)
@@ -209,7 +224,9 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 			if !num {
 				f = 0
 			}
+			e.reset(n.field, v)
 			e.known(n.field, f+0, num) // +0: no negative zero
+			return end, true
 		}
 	default:
 		end, ok = skipValue(b, i, depth)
@@ -221,7 +238,7 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 	if v[0] == 'n' {
 		v = v[:0] // null: as absent
 	}
-	e.Fields[n.field] = v
+	e.reset(n.field, v)
 	return end, true
 }
 

@@ -178,8 +178,8 @@ func checkAnyExtract(t *testing.T, x *Extractor, line []byte) {
 		}
 		return
 	}
-	if len(e.Fields) != x.NumFields() {
-		t.Fatalf("Extract(%q) set %d fields, want %d", line, len(e.Fields), x.NumFields())
+	if len(e.Fields) != x.numFields() {
+		t.Fatalf("Extract(%q) set %d fields, want %d", line, len(e.Fields), x.numFields())
 	}
 	for i, f := range e.Fields {
 		if !within(f, line) && !within(f, dash) && !within(f, x.scratch) {
@@ -223,4 +223,31 @@ func FuzzScanString(f *testing.F) {
 			t.Fatalf("scanString(%q) = %d, %d, %v, %v; a byte loop gives q %d, esc %v, ok %v", b, s, q, esc, ok, want.q, want.esc, want.ok)
 		}
 	})
+}
+
+func TestAJSONKeyGivenTwiceCountsByItsLastValueThePathsBelowItToo(t *testing.T) {
+	x := newExtractor(t, jsonDoc)
+	for _, c := range []struct {
+		line   string
+		method string
+		d      float64
+		dOK    bool
+	}{
+		{`{"ts":1791640536,"request":{"method":"GET"},"request":null,"status":200}`, "", 0, false},
+		{`{"ts":1791640536,"request":{"method":"GET"},"status":200,"request":{"x":"y"}}`, "", 0, false},
+		{`{"ts":1791640536,"request":{"method":"C"},"request":5,"status":203}`, "", 0, false},
+		{`{"ts":1791640536,"request":{"method":"A"},"request":{"method":"B"},"duration":1e3,"duration":5}`, "B", 5, true},
+		{`{"ts":1791640536,"duration":1e3,"duration":"x"}`, "", 0, false},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Fatalf("Extract(%s) = %q", c.line, r)
+		}
+		if got := string(e.Fields[x.Field("method")]); got != c.method {
+			t.Errorf("%s: method = %q, want %q (Python's json keeps the last key)", c.line, got, c.method)
+		}
+		if d, ok := e.Number(x.Field("duration")); ok != c.dOK || d != c.d {
+			t.Errorf("%s: duration = %v, %v, want %v, %v", c.line, d, ok, c.d, c.dOK)
+		}
+	}
 }

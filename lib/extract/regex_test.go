@@ -12,7 +12,7 @@ const regexDoc = "format regex ^(?P<ts>\\S+) (?P<level>[A-Z]+)(?: (?P<code>\\d+)
 
 func TestExtractRegexFieldsAreNamedGroups(t *testing.T) {
 	x := newExtractor(t, regexDoc)
-	if x.NumFields() != 4 || x.Field("ts") != 0 || x.Field("msg") != 3 {
+	if x.numFields() != 4 || x.Field("ts") != 0 || x.Field("msg") != 3 {
 		t.Fatalf("fields %q", x.names)
 	}
 	var e Entry

@@ -107,9 +107,10 @@ func TestMaxThatSealsNothingSaysSoAndNeverRunAgainToContinue(t *testing.T) {
 }
 
 // A store truncated in place while feed was down (copytruncate), new lines
-// written since: feed names the copy by its first bytes and gives both
-// remedies, the re-derivation in its two steps and a new store id that
-// keeps the consumer's counts; never --reset alone.
+// written since: feed names the copy by its first bytes and gives the
+// remedies as commands: the copy as the store's older generation (every
+// entry counted), a new store id, and the re-derivation in its two steps;
+// never --reset alone.
 func TestACopytruncateWhileDownNamesTheCopyAndBothRemedies(t *testing.T) {
 	dir, _, _ := runFeed(t, "old 1\nold 2\n", "0", func(*Options) {})
 	p := filepath.Join(dir, "s.log")
@@ -124,13 +125,48 @@ func TestACopytruncateWhileDownNamesTheCopyAndBothRemedies(t *testing.T) {
 	_, stderr, status := runFeedIn(t, dir, "new 1\n", "0", func(o *Options) { o.Consumer = []string{"tally", "--run", "T"} })
 	for _, want := range []string{
 		"same inode, but its first 12 bytes differ",
-		"run feed with --reset only after tally --provision --replace on the tally store",
-		"Its old content, which the consumer holds up to position 12, is s.log.1 (the same first 12 bytes).",
-		"with s.2=s.log in place of s=s.log",
-		"check both with tgcheck --against s=s.log.1 --against s.2=s.log T",
+		"The content the cursor was reading is s.log.1 (the same first 12 bytes, and the same bytes before the cursor's position 12).",
+		"the same command otherwise: feed --cursor cur s=s.log.1,s.log -- tally --run T (check it with tgcheck --against s=s.log.1,s.log T)",
+		"Or feed s.log under a new store id: feed --cursor cur s.2=s.log -- tally --run T (store s keeps its counts, s.2 counts s.log from 0; check both with tgcheck --against s=s.log.1 --against s.2=s.log T)",
+		"Or re-derive, both steps in this order (a --reset alone would replay the new content onto positions the tape already holds): tally --provision --replace --doc T/document T (the old tape is kept beside it), then feed --reset --cursor cur s=s.log -- tally --run T",
 	} {
 		if status != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("exit %d; stderr lacks %q:\n%s", status, want, stderr)
 		}
+	}
+}
+
+// A cursor named through a symbolic link is the file it links to: a feed
+// on the link takes the cursor's own lock (refused while another feed
+// holds it), and a save rewrites the cursor, leaving the link a link.
+func TestACursorThroughASymlinkIsTheFileItLinksTo(t *testing.T) {
+	dir, _, status := runFeed(t, "a\nb\n", "0", func(*Options) {})
+	if status != 0 {
+		t.Fatalf("first run: exit %d", status)
+	}
+	if err := os.Symlink("cur", filepath.Join(dir, "clink")); err != nil {
+		t.Fatal(err)
+	}
+	held, err := lockfile.Take(filepath.Join(dir, "cur.lock"), "feed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, status := runFeedIn(t, dir, "a\nb\n", "0", func(o *Options) { o.Cursor = filepath.Join(dir, "clink") })
+	held.Close()
+	if status != 1 || !strings.Contains(stderr, "is in use by feed pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("through the link while the cursor is held: exit %d, %q; want it refused", status, stderr)
+	}
+	_, stderr, status = runFeedIn(t, dir, "a\nb\nc\n", "0", func(o *Options) { o.Cursor = filepath.Join(dir, "clink") })
+	if status != 0 {
+		t.Fatalf("through the link: exit %d, %s", status, stderr)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "clink")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link is no longer a link: %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "clink.lock")); err == nil {
+		t.Fatal("a second lock clink.lock was taken")
+	}
+	if cur, _ := os.ReadFile(filepath.Join(dir, "cur")); !strings.HasPrefix(string(cur), "store id=s offset=6 ") {
+		t.Fatalf("the cursor is %q, want the run's offset 6 saved through the link", cur)
 	}
 }

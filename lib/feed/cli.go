@@ -39,6 +39,25 @@ Examples:
 // Main runs the feed command line on os.Args and returns its exit status.
 func Main() int {
 	var status int
+	app := newApp(&status)
+	err := app.Run(command.Interspersed(app, os.Args))
+	switch {
+	case command.IsUsage(err):
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	case err != nil:
+		fmt.Fprintln(os.Stderr, err)
+		return max(status, 1)
+	}
+	return status
+}
+
+// App is feed's command line, for its man page (docs/man).
+func App() *cli.App { return newApp(new(int)) }
+
+// newApp is feed's command line; its action leaves the run's exit status
+// in *status.
+func newApp(status *int) *cli.App {
 	app := command.Conventions(&cli.App{
 		Name:      "feed",
 		Usage:     "follow stores and hand their entries to a consumer",
@@ -55,20 +74,11 @@ func Main() int {
 			signals := make(chan os.Signal, 2) // the second one kills the consumer
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(signals)
-			status, err = Run(opt, signals)
+			*status, err = Run(opt, signals)
 			return err
 		},
 	})
-	err := app.Run(command.Interspersed(app, os.Args))
-	switch {
-	case command.IsUsage(err):
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	case err != nil:
-		fmt.Fprintln(os.Stderr, err)
-		return max(status, 1)
-	}
-	return status
+	return command.Choices(app, "from", "start", "end")
 }
 
 func flags() []cli.Flag {
@@ -83,7 +93,7 @@ func flags() []cli.Flag {
 		&cli.DurationFlag{Name: "idle-tick", Value: defaultIdleTick, Usage: "send idle this often for a store at its live edge (`D`)"},
 		&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "a line over `BYTES` is sent as a skip, not an entry"},
 		&cli.DurationFlag{Name: "stall", Value: defaultStall, Usage: "warn once when a store is parked this long with no report (`D`; 0: never)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (errors still print)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (warnings and errors still print)"},
 	}
 }
 

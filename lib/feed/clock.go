@@ -132,7 +132,7 @@ func (f *feeder) tick(now time.Time) (polled bool, err error) {
 		}
 		if due, ok := f.clock.stallDue(s, f.led); ok && !now.Before(due) {
 			s.warned = true
-			f.note("feed: store %s has been parked for %v with no report: the consumer is holding a batch, or wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report; Python's print buffers a pipe); one that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
+			f.warn("feed: store %s has been parked for %v with no report: the consumer is holding a batch, or wrote its report into a buffer it has not flushed (a consumer must flush its stdout after each report; Python's print buffers a pipe); one that keeps entries across batches must report taken=", s.ID, f.opt.Stall)
 		}
 	}
 	if len(f.idles) > 0 {

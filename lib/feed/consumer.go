@@ -103,6 +103,16 @@ func (c *consumer) closeInput() {
 	}
 }
 
+// stoppedBy reports whether the consumer was ended by sig.
+func (c *consumer) stoppedBy(sig syscall.Signal) bool {
+	var ee *exec.ExitError
+	if !errors.As(c.err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == sig
+}
+
 // hasExited reports whether the consumer's process is gone.
 func (c *consumer) hasExited() bool {
 	select {
@@ -114,11 +124,15 @@ func (c *consumer) hasExited() bool {
 }
 
 // exitErr returns a message naming a non-zero exit status or a death by
-// signal, or nil when the consumer exited 0.
+// signal, or nil when the consumer exited 0. SIGINT and SIGTERM stop a
+// consumer, which is not a crash.
 func (c *consumer) exitErr() error {
 	var ee *exec.ExitError
 	if errors.As(c.err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if sig := ws.Signal(); sig == syscall.SIGINT || sig == syscall.SIGTERM {
+				return fmt.Errorf("feed: the consumer %s was stopped by %s", c.cmd.Args[0], signalName(sig))
+			}
 			return fmt.Errorf("feed: the consumer %s died of signal %v", c.cmd.Args[0], ws.Signal())
 		}
 		return fmt.Errorf("feed: the consumer %s exited with status %d", c.cmd.Args[0], ee.ExitCode())

@@ -195,7 +195,7 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 		// cost of a poll; a rotation waits up to a second for it.
 		opt.PathEvery = time.Second
 	}
-	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens}, opt)
+	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens, Seam: m.Seam}, opt)
 	var rep *store.ReplacedError
 	if globbed && errors.As(err, &rep) {
 		f.note("feed: store %s: %s is another file than the cursor's (%s): the cursor's was removed or replaced; the new one is read from its start as position %d on (the old one's lines after that position, if it had any, were not read)", st.ID, st.Path, rep.What(), m.Offset)
@@ -207,9 +207,14 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 	if ok, err := r.AtLineStart(); err != nil || !ok {
 		r.Close()
 		if err == nil {
-			err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, store.Rederive)
+			err = fmt.Errorf("the cursor's position %d is not where a line starts (the byte before it is not a newline): the cursor was edited, or it is another file's; the rest of that line would be taken for an entry. Fix the cursor, or %s", m.Offset, f.rederive())
 		}
 		return nil, fmt.Errorf("feed: store %s: %w", st.ID, err)
+	}
+	// After the line start: an edited position is that message's.
+	if err := r.CheckSeam(m.Seam); err != nil {
+		r.Close()
+		return nil, f.resumeErr(st, m, err)
 	}
 	if r.Waiting() {
 		f.note("feed: store %s: %s does not exist yet; waiting for it (it is read from its start when it appears)", st.ID, st.Path)
@@ -218,32 +223,11 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens()), from: from}, nil
 }
 
-// resumeErr says why store st cannot resume at its mark m. A file that is
-// the cursor's inode with other first bytes was truncated in place and
-// rewritten (copytruncate) or rotated with its inode reused while feed was
-// down: its new lines cannot go on at the cursor's position, and a --reset
-// would put them at positions the consumer already holds. They start a
-// store of their own instead, under a new id.
-func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
-	var rep *store.ReplacedError
-	if !errors.As(err, &rep) || !rep.SameInode() {
-		return fmt.Errorf("feed: store %s: %w", st.ID, err)
-	}
-	old := "is not beside it under a rotated name (compressed or removed?)"
-	check := ""
-	if cp := store.FindCopy(st.Path, m.Gen); cp != "" {
-		old = fmt.Sprintf("is %s (the same first %d bytes)", cp, m.Gen.SigLen)
-		if fi, err := os.Stat(cp); err == nil && m.Gen.Base+fi.Size() > m.Offset {
-			old += fmt.Sprintf("; its last %d bytes, after position %d, were never fed and are not counted by this remedy", m.Gen.Base+fi.Size()-m.Offset, m.Offset)
-		}
-		check = fmt.Sprintf("; check both with tgcheck --against %s=%s --against %s.2=%s %s", st.ID, cp, st.ID, st.Path, tallyStore(f.opt.Consumer))
-	}
-	return fmt.Errorf("feed: store %s: %s; %s. That counts the tally store again from what %s holds now, without its old content. Its old content, which the consumer holds up to position %d, %s. To keep the tally store's counts and count the new lines beside them instead, feed the file under a new store id, the same command otherwise, with %s.2=%s in place of %s (store %s keeps its counts; store %s.2 counts the new lines from 0)%s",
-		st.ID, rep.What(), store.Rederive, st.Path, m.Offset, old, st.ID, st.Path, storeArg(st), st.ID, st.ID, check)
-}
-
 // storeArg is how a store is named on the command line.
 func storeArg(st Store) string {
+	if len(st.History) > 0 {
+		return st.ID + "=" + strings.Join(append(slices.Clone(st.History), st.Path), ",")
+	}
 	if st.ID == filepath.Base(st.Path) {
 		return st.Path
 	}
@@ -302,7 +286,7 @@ func (f *feeder) resume(st Store, joins bool) (cursor.Mark, string, error) {
 }
 
 // renamed refuses a store the cursor does not know by its id but follows
-// under another one: the same file under a new id would be read again from
+// under another one (the same inode, first bytes and seam): the same file under a new id would be read again from
 // the start (or the end), and a tally store fed from both ids would count
 // its entries twice.
 func (f *feeder) renamed(st Store) error {
@@ -310,8 +294,8 @@ func (f *feeder) renamed(st Store) error {
 		return nil
 	}
 	for _, id := range slices.Sorted(maps.Keys(f.cp.cur)) {
-		if store.IsGen(st.Path, f.cp.cur[id].Gen) {
-			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped (under a new id its entries would be counted a second time), or, to count it under the new id, re-derive: tally --provision --replace on the tally store, then feed --reset", st.ID, st.Path, id, id, st.Path, id)
+		if m := f.cp.cur[id]; store.IsGen(st.Path, m.Gen) && store.HasSeam(st.Path, m.Gen, m.Offset, m.Seam) {
+			return fmt.Errorf("feed: store %s (%s) is the file the cursor follows as store %s; name it %s=%s to go on where %s stopped (under a new id its entries would be counted a second time), or, to count it under the new id, %s", st.ID, st.Path, id, id, st.Path, id, f.rederive())
 		}
 	}
 	return nil
@@ -414,22 +398,22 @@ func (f *feeder) poll(now time.Time) bool {
 	}
 	if !f.led.heard() {
 		// Before its first report the consumer is starting up (a Go
-		// runtime, a document, a tape: ~3 ms for tally): polling would
-		// only miss, and three misses rested polling for the batches
-		// right after, so feed slept and tally's first reports woke it
-		// onto tally's CPU (its first 10 000 entries 3.6-3.8 ms with this,
-		// 4.0-5.4 without; the run 134.9 -> 133.4 ms, medians of 21).
-		// One look, then sleep until the first report comes.
+		// runtime, a document, a tape): polling would only miss, and three
+		// misses rested polling for the batches right after, so feed slept
+		// and tally's first reports woke it onto tally's CPU, which slowed
+		// the run's start (figures: bench/README.md, "The figures behind the code's comments"). One look, then sleep until the first report
+		// comes.
 		if f.led.pump(f.con.rep); !f.led.heard() {
 			return false
 		}
 	}
-	// The wait is timed from the send, when the report is due ~60-80 µs
-	// later, but feed may have spent most of spin.Max since then on its own
-	// work (a 2 MiB read of the store, every ~20 batches at 512): a late
-	// wait still polls for half of it. Timed from the send alone, ~45
-	// waits a run slept at once, and each let tally's report wake feed
-	// onto tally's CPU.
+	// The wait is timed from the send, when the report is due soon after,
+	// but feed may have spent most of spin.Max since then on its own work
+	// (a 2 MiB read of the store, every ~20 batches at 512): a late wait
+	// still polls for half of it. Timed from the send alone, dozens of
+	// waits a run slept at once (bench/README.md, "The figures behind the
+	// code's comments"), and each let tally's report wake feed onto
+	// tally's CPU.
 	return f.spin.Await(min(now.Sub(last), spin.Max/2), f.look)
 }
 
@@ -531,11 +515,11 @@ func (f *feeder) noteRotations(s *stream) {
 		}
 		f.note("feed: store %s was rotated (%s): %s is read from its start as position %d on", s.ID, g.Cause, s.Path, g.Base)
 		if g.Skipped != "" {
-			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; re-derive with tally --provision --replace and feed --reset, or run feed with less lag", s.ID, g.Skipped)
+			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; run feed with less lag, or %s", s.ID, g.Skipped, f.rederive())
 		}
 		if g.Cause == "truncated" && !f.copied {
 			f.copied = true
-			f.note("feed: note: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
+			f.warn("feed: warning: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
 		}
 	}
 	s.gens = len(gens)
@@ -643,16 +627,11 @@ func (f *feeder) writeErr(err error) error {
 	return fmt.Errorf("feed: writing to the consumer: %w", err)
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-// note prints a note unless -q.
+// note prints a note unless -q: what feed did (a rotation followed, an
+// interrupt obeyed). A warning (warn) is printed even with -q, as
+// coreutils' -q does: what may lose or hold entries (a stall, a
+// copytruncate's lost lines, a generation not read), which a service's
+// journal must show.
 func (f *feeder) note(format string, args ...any) {
 	if !f.opt.Quiet {
 		f.warn(format, args...)

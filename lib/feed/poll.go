@@ -9,9 +9,9 @@ import (
 )
 
 // feed's main loop waits in ppoll(2) on raw non-blocking pipes instead of
-// Go's poller and a goroutine per pipe: at --batch-size 512 a batch goes out
-// every ~100 µs, and each hand-off between goroutines cost thread wake-ups
-// (~6 context switches a batch, ~20 µs of CPU each on a 2-core VM). Waiting
+// Go's poller and a goroutine per pipe: at --batch-size 512 batches go out
+// in quick succession, and each hand-off between goroutines cost thread
+// wake-ups, several context switches a batch (bench/README.md, "The figures behind the code's comments"). Waiting
 // in the kernel on the one thread that also writes, a report wakes exactly
 // the thread that sends the next batch, or no thread at all when it arrived
 // while feed was reading the store.

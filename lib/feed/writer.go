@@ -7,11 +7,9 @@ import "syscall"
 // file's pages when the file still holds them (feeder.sendEntries asks
 // store.Reader.Source before every splice): the pipe then holds references
 // to the page cache, not a copy made by feed, and the consumer's read is
-// its only copy. With tally on the other end that made the pipeline at
-// --batch-size 512 ~10% faster (135.4 -> 123.0 ms, medians of 21
-// interleaved runs, 500 000 lines) and feed alone ~20% (68.1 -> 57.4 ms):
-// a write copied the entries once more, into pipe pages freshly allocated
-// on feed's CPU and then read from tally's.
+// its only copy. That made the pipeline and feed alone faster (figures: bench/README.md, "The figures behind the code's comments"): a write
+// copied the entries once more, into pipe pages freshly allocated on
+// feed's CPU and then read from tally's.
 //
 // The referenced pages are the file's: a copytruncate (to 0) drops them
 // from the file and the pipe keeps their bytes, but a cut to any other

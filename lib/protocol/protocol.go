@@ -5,6 +5,10 @@
 // consumer's stdin, each batch header followed by its entries verbatim; the
 // consumer answers with progress reports on its stdout.
 //
+// It owns the word syntax of every line the toolkit writes, the tape's
+// seals and markers and the cursors included (words.go): SplitWords and
+// SplitLine split it, ParseNum and AppendNum spell its numbers.
+//
 // Invariants:
 //   - Every line is a kind word followed by key=value words separated by one
 //     space; values contain no space and no newline.
@@ -18,11 +22,11 @@
 package protocol
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"unsafe"
 )
 
 // Version is the protocol version feed announces in its first line.
@@ -139,24 +143,24 @@ func ParseHeader(line []byte) (Header, error) {
 		}
 	case "store":
 		h.Kind = KindStore
-		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.gen(&h.Gen), kv.opt("from", &h.From))
+		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.gen(&h.Gen), kv.opt("from", &h.From))
 	case "batch":
 		h.Kind = KindBatch
 		var n int64
-		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.num("end", &h.End), kv.num("entries", &n))
+		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.num("end", &h.End), kv.num("entries", &n))
 		if err == nil {
 			err = checkBatch(h.Offset, h.End, n)
 		}
 		h.Entries = int(n)
 	case "skip":
 		h.Kind = KindSkip
-		err = kv.all(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.num("end", &h.End), kv.word("reason", &h.Reason))
+		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.num("end", &h.End), kv.word("reason", &h.Reason))
 		if err == nil && h.End <= h.Offset {
 			err = errors.New("end must be after offset")
 		}
 	case "idle":
 		h.Kind = KindIdle
-		err = kv.all(kv.id(&h.ID), kv.num("quiet", &h.QuietMS))
+		err = cmp.Or(kv.id(&h.ID), kv.num("quiet", &h.QuietMS))
 	case "end":
 		h.Kind = KindEnd
 		err = kv.id(&h.ID)
@@ -192,11 +196,11 @@ func ParseReport(line []byte) (Report, error) {
 	}
 	var r Report
 	if err == nil {
-		err = kv.all(kv.id(&r.ID), kv.num("offset", &r.Offset))
+		err = cmp.Or(kv.id(&r.ID), kv.num("offset", &r.Offset))
 	}
 	if err == nil {
 		r.Taken = r.Offset
-		err = kv.all(kv.optNum("taken", &r.Taken), kv.optNum("window", &r.Window))
+		err = cmp.Or(kv.optNum("taken", &r.Taken), kv.optNum("window", &r.Window))
 	}
 	if err == nil && r.Taken < r.Offset {
 		err = fmt.Errorf("taken=%d is below offset=%d", r.Taken, r.Offset)
@@ -211,7 +215,7 @@ func ParseReport(line []byte) (Report, error) {
 func AppendHello(b []byte, window int64) []byte {
 	b = append(b, "feed v="+Version...)
 	if window > 0 {
-		b = appendNum(b, " window=", window)
+		b = AppendNum(b, " window=", window)
 	}
 	return append(b, '\n')
 }
@@ -220,7 +224,7 @@ func AppendHello(b []byte, window int64) []byte {
 func AppendStore(b []byte, id string, offset int64) []byte {
 	b = append(b, "store id="...)
 	b = append(b, id...)
-	b = appendNum(b, " offset=", offset)
+	b = AppendNum(b, " offset=", offset)
 	return append(b, '\n')
 }
 
@@ -230,10 +234,10 @@ func AppendStoreFrom(b []byte, id string, offset int64, g Gen, from string) []by
 	b = AppendStore(b, id, offset)
 	b = b[:len(b)-1]
 	if g.Known {
-		b = appendNum(b, " gen=", g.Base)
+		b = AppendNum(b, " gen=", g.Base)
 		b = append(b, " sig="...)
 		b = fmt.Appendf(b, "%08x", g.Sig)
-		b = appendNum(b, " siglen=", int64(g.SigLen))
+		b = AppendNum(b, " siglen=", int64(g.SigLen))
 	}
 	if from != "" {
 		b = append(b, " from="...)
@@ -246,9 +250,9 @@ func AppendStoreFrom(b []byte, id string, offset int64, g Gen, from string) []by
 func AppendBatch(b []byte, id string, offset, end int64, entries int) []byte {
 	b = append(b, "batch id="...)
 	b = append(b, id...)
-	b = appendNum(b, " offset=", offset)
-	b = appendNum(b, " end=", end)
-	b = appendNum(b, " entries=", int64(entries))
+	b = AppendNum(b, " offset=", offset)
+	b = AppendNum(b, " end=", end)
+	b = AppendNum(b, " entries=", int64(entries))
 	return append(b, '\n')
 }
 
@@ -256,8 +260,8 @@ func AppendBatch(b []byte, id string, offset, end int64, entries int) []byte {
 func AppendSkip(b []byte, id string, offset, end int64, reason string) []byte {
 	b = append(b, "skip id="...)
 	b = append(b, id...)
-	b = appendNum(b, " offset=", offset)
-	b = appendNum(b, " end=", end)
+	b = AppendNum(b, " offset=", offset)
+	b = AppendNum(b, " end=", end)
 	b = append(b, " reason="...)
 	b = append(b, reason...)
 	return append(b, '\n')
@@ -267,7 +271,7 @@ func AppendSkip(b []byte, id string, offset, end int64, reason string) []byte {
 func AppendIdle(b []byte, id string, quietMS int64) []byte {
 	b = append(b, "idle id="...)
 	b = append(b, id...)
-	b = appendNum(b, " quiet=", quietMS)
+	b = AppendNum(b, " quiet=", quietMS)
 	return append(b, '\n')
 }
 
@@ -284,90 +288,14 @@ func AppendEnd(b []byte, id string) []byte {
 func AppendReport(b []byte, r Report) []byte {
 	b = append(b, "progress id="...)
 	b = append(b, r.ID...)
-	b = appendNum(b, " offset=", r.Offset)
+	b = AppendNum(b, " offset=", r.Offset)
 	if r.Taken != r.Offset {
-		b = appendNum(b, " taken=", r.Taken)
+		b = AppendNum(b, " taken=", r.Taken)
 	}
 	if r.Window > 0 {
-		b = appendNum(b, " window=", r.Window)
+		b = AppendNum(b, " window=", r.Window)
 	}
 	return append(b, '\n')
-}
-
-func appendNum(b []byte, key string, n int64) []byte {
-	b = append(b, key...)
-	return strconv.AppendInt(b, n, 10)
-}
-
-// maxKeys bounds the key=value words of one line: the longest line of this
-// version has four, and later versions add a few; a line with more is not
-// one of ours.
-const maxKeys = 16
-
-// fields holds a line's key=value words in order. A handful of keys is
-// found faster by a linear search than by a map, and nothing is allocated:
-// a consumer or feed parses a line per batch.
-type fields struct {
-	n  int
-	kv [maxKeys][2]string
-}
-
-// get returns the value of key k and whether the line has it.
-func (kv *fields) get(k string) (string, bool) {
-	for i := range kv.n {
-		if kv.kv[i][0] == k {
-			return kv.kv[i][1], true
-		}
-	}
-	return "", false
-}
-
-// split cuts a line into its kind and its key=value words, refusing empty
-// words, a word without '=', an empty key, a repeated key and more than
-// maxKeys keys. Its errors do not quote the line: the callers do.
-//
-// The kind and the words alias line, unconverted: a consumer parses a line
-// per batch, and copying each line made tally's garbage grow its heap to
-// the collector's goal on a long run (1.2 MB per 5 000 000 entries). What
-// a Header or Report keeps (an id, a version, a reason) is copied by str.
-func split(line []byte, kv *fields) (string, error) {
-	if len(line) == 0 {
-		return "", errors.New("empty line")
-	}
-	s := unsafe.String(unsafe.SliceData(line), len(line))
-	kind, rest, more := strings.Cut(s, " ")
-	if kind == "" {
-		return "", errors.New("it starts with a space")
-	}
-	for more {
-		var w string
-		w, rest, more = strings.Cut(rest, " ")
-		k, v, ok := strings.Cut(w, "=")
-		switch {
-		case w == "":
-			return "", errors.New("words are separated by one space")
-		case !ok || k == "":
-			return "", fmt.Errorf("%q is not key=value", w)
-		case kv.n == maxKeys:
-			return "", fmt.Errorf("more than %d key=value words", maxKeys)
-		}
-		if _, dup := kv.get(k); dup {
-			return "", fmt.Errorf("key %q appears twice", k)
-		}
-		kv.kv[kv.n] = [2]string{k, v}
-		kv.n++
-	}
-	return kind, nil
-}
-
-// all returns the first non-nil error, so that required keys read as a list.
-func (kv *fields) all(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // str returns the value of k, copied out of the line (see split).
@@ -430,7 +358,7 @@ func (kv *fields) gen(g *Gen) error {
 		return nil
 	}
 	var n int64
-	err := kv.all(kv.num("gen", &g.Base), kv.num("siglen", &n))
+	err := cmp.Or(kv.num("gen", &g.Base), kv.num("siglen", &n))
 	if err == nil && n > 256 {
 		err = fmt.Errorf("siglen=%d is over 256", n)
 	}
@@ -449,20 +377,12 @@ func (kv *fields) gen(g *Gen) error {
 	return nil
 }
 
-// num parses an unsigned decimal that fits an int64: no sign, no spaces, no
-// leading zeros beyond "0" itself (a number has one spelling).
+// num reads the number of k (ParseNum).
 func (kv *fields) num(k string, dst *int64) error {
 	v, err := kv.view(k)
 	if err != nil {
 		return err
 	}
-	if v[0] < '0' || v[0] > '9' || (len(v) > 1 && v[0] == '0') {
-		return fmt.Errorf("%s=%q is not an unsigned decimal number", k, v)
-	}
-	n, perr := strconv.ParseInt(v, 10, 64)
-	if perr != nil {
-		return fmt.Errorf("%s=%q is not a number that fits 63 bits", k, v)
-	}
-	*dst = n
-	return nil
+	*dst, err = ParseNum(k, v)
+	return err
 }

@@ -227,3 +227,38 @@ func TestParsedStringsOutliveTheLineTheyCameFrom(t *testing.T) {
 		t.Fatalf("parsed strings changed with their line: %q %q %q %q", h.ID, h.Reason, r.ID, v.V)
 	}
 }
+
+func TestWordsAreSplitAsTheProtocolSplitsAndWantChecksKeysAndOrder(t *testing.T) {
+	var w Words
+	if err := SplitWords("id=web offset=12 end=30", &w); err != nil || w.Len() != 3 {
+		t.Fatalf("%v, %d words", err, w.Len())
+	}
+	if v, ok := w.Get("offset"); !ok || v != "12" {
+		t.Errorf("offset=%q %v", v, ok)
+	}
+	if err := w.Want("id", "offset", "end"); err != nil {
+		t.Error(err)
+	}
+	for _, keys := range [][]string{{"id", "end", "offset"}, {"id", "offset"}, {"id", "offset", "end", "count"}} {
+		if err := w.Want(keys...); err == nil {
+			t.Errorf("%q accepted as %q", "id offset end", keys)
+		}
+	}
+	for _, bad := range []string{"id=a  end=1", "id=a end", "=1", "id=a id=b", ""} {
+		if err := SplitWords(bad, &w); err == nil {
+			t.Errorf("%q split without an error", bad)
+		}
+	}
+	if kind, err := SplitLine([]byte("store id=web offset=0 hist=0:3:ab"), &w); err != nil || kind != "store" || w.Len() != 3 {
+		t.Errorf("kind %q, %v, %d words", kind, err, w.Len())
+	}
+	if n, err := ParseNum("end", "30"); err != nil || n != 30 {
+		t.Errorf("%d %v", n, err)
+	}
+	if _, err := ParseNum("end", "030"); err == nil || err.Error() != `end="030" is not an unsigned decimal number` {
+		t.Errorf("030: %v", err)
+	}
+	if got := string(AppendNum([]byte("batch"), " end=", 30)); got != "batch end=30" {
+		t.Errorf("%q", got)
+	}
+}

@@ -57,9 +57,13 @@ func Main() int {
 	return run(ctx, os.Args, os.Stdout, os.Stderr, tty)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
-	var o *Options
-	app := command.Conventions(&cli.App{
+// App is tgpush's command line, for its man page (docs/man).
+func App() *cli.App { return newApp(os.Stdout, os.Stderr, false, new(*Options)) }
+
+// newApp is tgpush's command line; its action leaves the run's options in
+// *o.
+func newApp(stdout, stderr io.Writer, tty bool, o **Options) *cli.App {
+	return command.Conventions(&cli.App{
 		Name:        "tgpush",
 		Usage:       "push a tally store's sealed buckets by Prometheus remote write",
 		UsageText:   "tgpush [--url URL] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--ca-file F] [--cert-file F --key-file F] [-q] TALLYSTORE",
@@ -69,10 +73,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 		Flags:       flags(),
 		Action: func(c *cli.Context) error {
 			var err error
-			o, err = options(c, stderr, tty)
+			*o, err = options(c, stderr, tty)
 			return err
 		},
 	})
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
+	var o *Options
+	app := newApp(stdout, stderr, tty, &o)
 	err := app.Run(command.Interspersed(app, args))
 	if err == nil && o != nil {
 		err = Run(ctx, o)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
 	"github.com/timbertally/timbertally/lib/lockfile"
+	"github.com/timbertally/timbertally/lib/protocol"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -58,16 +59,17 @@ var cursorKeys = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket"
 func parseCursor(s string) (Cursor, error) {
 	var c Cursor
 	line, ok := strings.CutSuffix(s, "\n")
-	words := strings.Fields(line)
-	if !ok || strings.Contains(line, "\n") || len(words) != len(cursorKeys)+1 || words[0] != "tgpush" {
+	var w protocol.Words
+	kind, err := protocol.SplitLine([]byte(line), &w)
+	if !ok || strings.Contains(line, "\n") || err != nil || kind != "tgpush" {
 		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=…"`)
 	}
+	if err := w.Want(cursorKeys...); err != nil {
+		return c, err
+	}
 	v := map[string]string{}
-	for i, w := range words[1:] {
-		k, val, ok := strings.Cut(w, "=")
-		if !ok || k != cursorKeys[i] {
-			return c, fmt.Errorf("want %s= in place of %q", cursorKeys[i], w)
-		}
+	for i := range cursorKeys {
+		k, val := w.At(i)
 		v[k] = val
 	}
 	if v["v"] != "1" {
@@ -83,7 +85,6 @@ func parseCursor(s string) (Cursor, error) {
 	}
 	c.Offset = int64(num("offset", 10, 63))
 	c.ID = identity{Dev: num("dev", 10, 64), Ino: num("ino", 10, 64), Sig: uint32(num("sig", 16, 32)), SigLen: int64(num("siglen", 10, 63))}
-	var err error
 	if c.Bucket, err = tape.ParseTime(v["bucket"]); err != nil {
 		errs = append(errs, err)
 	}

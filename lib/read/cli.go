@@ -75,8 +75,9 @@ them, from the buckets of every tape named summed first: a fleet's p99 is the
 p99 of the fleet's requests. A row is the histogram's name, its labels with
 quantile=Q, and the estimate.
 
---plot draws each series as a bar chart in the terminal, $COLUMNS (or
---width) wide, all on one time axis; --format svg writes one line chart of
+--plot draws each series as a bar chart in the terminal, --width (or
+$COLUMNS, or else the terminal's own width) wide, all on one time axis;
+--format svg writes one line chart of
 every series, with axes and a legend, for a browser or an image viewer.
 
 --markers lists the !late, !drop and !cap markers in tape syntax, whatever the
@@ -98,11 +99,14 @@ Examples:
    tgread --quantile 0.5,0.99 --step 1m web-a web-b  the fleet's median and p99 latency a minute
    tgread --plot --quantile 0.5,0.99 --metric latency web   p50 and p99 over time`
 
+// App is tgread's command line, for its man page (docs/man).
+func App() *cli.App { return app(os.Stdout, os.Stderr, &settings{}) }
+
 func app(stdout, stderr io.Writer, settings *settings) *cli.App {
-	return command.Conventions(&cli.App{
+	a := command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] [--quantile Q,...] TALLYSTORE",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] [--plot] [--width N] TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] [--quantile Q,...] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -112,16 +116,17 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringFlag{Name: "from", Usage: "first bucket start, inclusive: RFC 3339 or relative to now (-1h)"},
 			&cli.StringFlag{Name: "to", Usage: "last bucket start, exclusive: RFC 3339 or relative to now (-10m)"},
 			&cli.DurationFlag{Name: "step", Usage: "roll buckets up to this step, aligned to the epoch (1m, 1h)"},
-			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=count|sum|min|max|histogram for tapes without a document (for --step and --quantile)"},
+			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=" + strings.Join(doc.MetricKindWords(), "|") + " for tapes without a document (for --step and --quantile)"},
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
 			&cli.StringSliceFlag{Name: "quantile", Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
-			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included"},
+			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included (default: $COLUMNS, else the terminal's width, else 80)"},
 			&cli.BoolFlag{Name: "follow", Usage: "print the tape's sealed buckets as they are sealed, until stopped (one TALLYSTORE)"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },
 	})
+	return command.Choices(a, "format", formatNames()...)
 }
 
 // settings is a parsed command line.
@@ -177,6 +182,9 @@ func (s *settings) parse(c *cli.Context) error {
 	}
 	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
 	s.plot, s.width = c.Bool("plot"), c.Int("width")
+	if w, ok := terminalWidth(); ok && s.plot && !c.IsSet("width") { // neither --width nor COLUMNS
+		s.width = w
+	}
 	if s.quantile, err = parseQuantiles(c.StringSlice("quantile")); err != nil {
 		return command.Usage(err)
 	}
@@ -251,15 +259,13 @@ func parseTime(v string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-10-10T13:55:30Z) nor a duration from now (-1h)", v)
 }
 
-var kindNames = map[string]doc.MetricKind{"count": doc.Count, "sum": doc.Sum, "min": doc.Min, "max": doc.Max, "histogram": doc.Histogram}
-
 func parseKinds(args []string) (map[string]doc.MetricKind, error) {
 	kinds := map[string]doc.MetricKind{}
 	for _, a := range args {
 		name, k, _ := strings.Cut(a, "=")
-		kind, ok := kindNames[k]
+		kind, ok := doc.ParseMetricKind(k)
 		if !ok || !tape.ValidMetric(name) {
-			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=count|sum|min|max|histogram", a)
+			return nil, fmt.Errorf("tgread: --kind %s is not METRIC=%s", a, strings.Join(doc.MetricKindWords(), "|"))
 		}
 		kinds[name] = kind
 	}
@@ -280,20 +286,12 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintln(stderr, n)
 		}
 		w := bufio.NewWriterSize(stdout, 64<<10)
-		err = s.print(ctx, w, stdin, stderr)
+		err = command.PermissionFix("tgread", s.print(ctx, w, stdin, stderr))
 		if ferr := w.Flush(); err == nil && ferr != nil {
 			err = fmt.Errorf("tgread: cannot write the output: %v", ferr)
 		}
 	}
-	switch {
-	case err == nil:
-		return 0
-	case command.IsUsage(err):
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	fmt.Fprintln(stderr, err)
-	return 1
+	return command.Status(stderr, err)
 }
 
 // print resolves every tape named and writes what --format and --markers ask.
@@ -324,6 +322,9 @@ func (s *settings) print(ctx context.Context, w *bufio.Writer, stdin io.Reader, 
 		return err
 	}
 	s.view.kinds = kinds
+	if !s.view.byTape {
+		noteBounds(srcs, stderr)
+	}
 	s.plotStep(srcs)
 	if err := s.view.checkStep(srcs); err != nil {
 		return command.Usage(err)

@@ -3,6 +3,7 @@ package read
 import (
 	"bufio"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ func plotLine(w *bufio.Writer, c *chart, l *line, width int, kind doc.MetricKind
 	for labelWidth := 1; ; {
 		bars = newColumns(c, l, int64(max(width-labelWidth-2, minPlotColumns)), kind)
 		base, top = valueRange(bars.rows)
-		topLabel, baseLabel = string(tape.AppendValue(nil, top)), string(tape.AppendValue(nil, base))
+		topLabel, baseLabel = string(appendPlotValue(nil, top)), string(appendPlotValue(nil, base))
 		if lw := max(len(topLabel), len(baseLabel)); lw > labelWidth {
 			labelWidth = lw
 			continue
@@ -65,9 +66,9 @@ func plotLine(w *bufio.Writer, c *chart, l *line, width int, kind doc.MetricKind
 
 	w.WriteString(l.name)
 	w.WriteString("  min ")
-	w.Write(tape.AppendValue(nil, lo))
+	w.Write(appendPlotValue(nil, lo))
 	w.WriteString("  max ")
-	w.Write(tape.AppendValue(nil, hi))
+	w.Write(appendPlotValue(nil, hi))
 	if c.slot != 0 {
 		w.WriteString("  a bar per ")
 		w.Write(tape.AppendDuration(nil, time.Duration(perColumn*c.slot)))
@@ -106,6 +107,16 @@ func plotLine(w *bufio.Writer, c *chart, l *line, width int, kind doc.MetricKind
 		gap = strings.Repeat(" ", room)
 	}
 	w.WriteString(indent + from + gap + to + "\n")
+}
+
+// appendPlotValue appends v for a person reading a chart: a whole number as
+// the tape writes it, a fraction to 4 significant digits (a quantile's
+// 0.022584745762711866 is 0.02258), since a bar's height is no finer.
+func appendPlotValue(b []byte, v float64) []byte {
+	if v == math.Trunc(v) {
+		return tape.AppendValue(b, v)
+	}
+	return strconv.AppendFloat(b, v, 'g', 4, 64)
 }
 
 // level is how many eighth blocks, of plotRows*8, a value's bar stands:

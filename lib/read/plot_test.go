@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -113,6 +114,25 @@ func TestPlotWidthComesFromColumns(t *testing.T) {
 	}
 }
 
+func TestPlotWidthComesFromTheTerminalWhenColumnsIsUnset(t *testing.T) {
+	asked := terminalWidth
+	defer func() { terminalWidth = asked }()
+	terminalWidth = func() (int, bool) { return 40, true }
+	t.Setenv("COLUMNS", "") // restored after the test
+	os.Unsetenv("COLUMNS")
+	r := tgread(t, plotTape, "--plot", "--metric", "requests", "-")
+	if first := strings.Split(r.stdout, "\n")[1]; len([]rune(first)) != 39 {
+		t.Errorf("in a terminal 40 wide a chart line is %d runes, want 39:\n%s", len([]rune(first)), r.stdout)
+	}
+	t.Setenv("COLUMNS", "30") // an exported COLUMNS, then --width, win over the terminal
+	if first := strings.Split(tgread(t, plotTape, "--plot", "--metric", "requests", "-").stdout, "\n")[1]; len([]rune(first)) > 30 {
+		t.Errorf("COLUMNS=30 in a terminal 40 wide: a chart line of %d runes", len([]rune(first)))
+	}
+	if first := strings.Split(tgread(t, plotTape, "--plot", "--width", "24", "--metric", "requests", "-").stdout, "\n")[1]; len([]rune(first)) > 24 {
+		t.Errorf("--width 24 in a terminal 40 wide: a chart line of %d runes", len([]rune(first)))
+	}
+}
+
 func TestPlotCombinesBucketsByKindWhenTheyOutnumberTheColumns(t *testing.T) {
 	var tape strings.Builder
 	for m := range 20 {
@@ -121,5 +141,17 @@ func TestPlotCombinesBucketsByKindWhenTheyOutnumberTheColumns(t *testing.T) {
 	r := tgread(t, tape.String(), "--plot", "--width", "13", "--kind", "requests=count", "-")
 	if !strings.Contains(r.stdout, "min 1  max 1  a bar per 2m\n2 ┤██████████\n") {
 		t.Errorf("20 buckets of 1m in 10 columns: want bars of 2m summing two buckets each:\n%s", r.stdout)
+	}
+}
+
+func TestAPlotLabelsAFractionToFourSignificantDigits(t *testing.T) {
+	const fractions = `2026-10-10T13:55:00Z latency 0.022584745762711866
+seal 2026-10-10T13:55:00Z width=10s entries=1 at=web:100
+2026-10-10T13:55:10Z latency 0.01819078947368421
+seal 2026-10-10T13:55:10Z width=10s entries=1 at=web:200
+`
+	r := tgread(t, fractions, "--plot", "--width", "30", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, "latency  min 0.01819  max 0.02258") || !strings.Contains(r.stdout, "0.02258 ┤") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -58,8 +58,11 @@ func open(name string, stdin io.Reader, opt tape.Options, stderr io.Writer) (*so
 	if errors.Is(err, fs.ErrNotExist) && src.tape != name {
 		return nil, fmt.Errorf("tgread: %s holds no tape; is it a tally store? (tally --provision makes one)", name)
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("tgread: there is no tape %s; name a tally store, a tape file or - for stdin", name)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("tgread: cannot read the tape: %v; name a tally store, a tape file or - for stdin", err)
+		return nil, fmt.Errorf("tgread: cannot read the tape: %w", err)
 	}
 	defer f.Close()
 	return src, src.resolve(f, opt, stderr)

@@ -184,7 +184,7 @@ func (v *view) checkStep(srcs []*source) error {
 		}
 		for _, p := range src.res.Points {
 			if _, ok := v.kindOf(p.Series.Metric); !ok {
-				return fmt.Errorf("tgread: --step needs the kind of metric %s, and %s has no document to say it; give it with --kind %s=count|sum|min|max", p.Series.Metric, src.tape, p.Series.Metric)
+				return fmt.Errorf("tgread: --step needs the kind of metric %s, and %s has no document to say it; give it with --kind %s=%s", p.Series.Metric, src.tape, p.Series.Metric, strings.Join(doc.MetricKindWords(), "|"))
 			}
 		}
 	}

@@ -34,10 +34,11 @@ import (
 	"unsafe"
 )
 
-// Max is the longest a wait polls. feed at --batch-size 512 hears tally's
-// report ~60-80 µs after the send (median; the batch cycle is 110-140 µs,
-// 190-240 µs at the 90th percentile); tally's next batch follows its report
-// by the time feed takes to frame and write it.
+// Max is the longest a wait polls: a few times the time in which feed at
+// --batch-size 512 hears tally's report after the send, as measured
+// (bench/README.md, "The figures behind the code's comments"); tally's
+// next batch follows its report by the time feed takes to frame and write
+// it.
 const Max = 200 * time.Microsecond
 
 const (
@@ -86,10 +87,8 @@ func (p *Spinner) missed() {
 // peer (the scheduler placed them together) it lets the peer run, which is
 // what the poller waits for; alone on its CPU it returns at once. Without
 // it, a feed polling on tally's CPU held tally back from the report feed
-// waited for, missed, rested, and was woken onto tally's CPU again: over
-// 15 interleaved runs at --batch-size 512, feed slept in 2-217 of its ~990
-// waits without and 2-9 with, and the run's median fell 132.1 -> 129.0 ms
-// (third quartile 155.1 -> 133.6). A raw system call: it never blocks.
+// waited for, missed, rested, and was woken onto tally's CPU again, and
+// slept in many more of its waits (figures: bench/README.md, "The figures behind the code's comments"). A raw system call: it never blocks.
 func Yield() { syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }
 
 // poll calls look, yielding between calls, until it reports anything but

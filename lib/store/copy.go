@@ -1,17 +1,20 @@
 package store
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
 // FindCopy returns the file beside path, under a rotated name, that begins
-// with generation g's first bytes but is not the file at path: where a
+// with generation g's first bytes, decompressed when it is gzip, and holds
+// seam s before position pos, but is not the file at path: where a
 // copytruncate while feed was down put the content the cursor was reading
-// (a copy has another inode, so the cursor's identity does not find it).
-// "" when there is none, or g signs no bytes.
-func FindCopy(path string, g Gen) string {
+// (a copy has another inode, so the cursor's identity does not find it),
+// or where a rotation moved it and compressed it since. "" when there is
+// none, or g signs no bytes.
+func FindCopy(path string, g Gen, pos int64, s Seam) string {
 	if g.SigLen == 0 {
 		return ""
 	}
@@ -30,24 +33,35 @@ func FindCopy(path string, g Gen) string {
 			continue
 		}
 		p := filepath.Join(filepath.Dir(path), e.Name())
-		if isCopy(p, at, g) {
+		if isCopy(p, at, g, pos-g.Base, s) {
 			return p
 		}
 	}
 	return ""
 }
 
-// isCopy says whether the file at p is not at and begins with g's bytes.
-func isCopy(p string, at os.FileInfo, g Gen) bool {
-	f, err := os.Open(p)
+// isCopy says whether the file at p is not at, begins with g's bytes and
+// holds seam s before byte off.
+func isCopy(p string, at os.FileInfo, g Gen, off int64, s Seam) bool {
+	if fi, err := os.Stat(p); err != nil || os.SameFile(fi, at) {
+		return false
+	}
+	o, err := openOlder(p)
+	return err == nil && o.matches(GenID{SigLen: g.SigLen, Sig: g.Sig}) && o.hasSeam(off, s)
+}
+
+// ContentSize returns how many bytes the file at path holds, decompressed
+// when it is gzip: how far a copy found by FindCopy reaches on the store's
+// axis from its generation's base.
+func ContentSize(path string) (int64, error) {
+	o := &older{path: path}
+	if err := o.open(); err != nil {
+		return 0, err
+	}
+	defer o.close()
+	n, err := io.Copy(io.Discard, o.src)
 	if err != nil {
-		return false
+		return 0, o.readErr(err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || os.SameFile(fi, at) {
-		return false
-	}
-	sig, err := sign(f, g.SigLen)
-	return err == nil && sig == g.Sig
+	return n, nil
 }

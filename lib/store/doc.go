@@ -16,7 +16,8 @@
 //     changed) starts the same file again at Base = the end of what was read.
 //     A line left unterminated by a rotation is one Skip, never an entry.
 //   - On resume, the generation's file is recognised by device, inode and a
-//     CRC-32 of its first (up to 256) bytes; found renamed in the same
+//     CRC-32 of its first (up to 256) bytes, and the position by the CRC-32
+//     of the bytes before it (its seam, CheckSeam); found renamed in the same
 //     directory it is read first, otherwise the store was replaced and is
 //     refused, as is a file shorter than the resume position: never silently
 //     re-read from 0 or skipped.

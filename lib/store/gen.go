@@ -103,7 +103,11 @@ func (e *ReplacedError) SameInode() bool { return e.Dev == e.Was.Dev && e.Ino ==
 // Rederive is the complete remedy for a store that must be counted again
 // from its start, both steps in order: a replay from 0 into the same tape
 // would put the new content at positions the tape already holds.
-const Rederive = "run feed with --reset only after tally --provision --replace on the tally store (its old tape is kept beside it): a replay from 0 into the same tape would put the new content at positions the tape already holds"
+//
+// It ends every message of this package that calls for a re-derivation, so
+// that feed, which knows the tally store, its cursor and its stores, can
+// put the commands themselves in its place.
+const Rederive = "re-derive, both steps in this order (a replay from 0 into the same tape would put the new content at positions the tape already holds): tally --provision --replace --doc DIR/document DIR on the tally store DIR (its old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run DIR"
 
 // locate opens generation g's file: the file at path when it still is g,
 // else the file of the same directory that is g (renamed by a rotation while
@@ -142,8 +146,8 @@ func locate(path string, g Gen) (*os.File, error) {
 		}
 		if mid := newerGeneration(path, ofi, fi); mid != "" {
 			old.Close()
-			return nil, fmt.Errorf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries; re-derive: tally --provision --replace on the tally store, then feed --reset",
-				path, old.Name(), mid, path)
+			return nil, fmt.Errorf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries; %s",
+				path, old.Name(), mid, path, Rederive)
 		}
 		return old, nil
 	}

@@ -126,7 +126,7 @@ type ListError struct {
 }
 
 func (e *ListError) Error() string {
-	return fmt.Sprintf("store: %s; name the generations as the cursor recorded them, oldest first (a generation may be left off the front once read, and a newer one added), or re-derive with tally --provision --replace and feed --reset", e.Why)
+	return fmt.Sprintf("store: %s; name the generations as the cursor recorded them, oldest first (a generation may be left off the front once read, and a newer one added), or %s", e.Why, Rederive)
 }
 
 // align places the older generations olds on the axis the cursor

@@ -49,6 +49,7 @@ type Reader struct {
 	skipFrom  int64         // >= 0 while streaming past a line over maxLine: where it began
 	held      Chunk         // an unterminated line cut by a rotation, handed out next
 	sigBuf    [SigSpan]byte // holds' read of the first bytes
+	seamBuf   [SigSpan]byte // SeamAt's read
 	wait      bool          // f is nil until the file at path exists: read it from its start then
 	history   bool          // the store was named with its older generations: Recorded lists them
 	olds      []*older      // older generations not yet read to their end, the one being read first (f is nil)
@@ -95,6 +96,7 @@ type Where struct {
 	Pos  int64
 	Gen  Gen     // the generation holding Pos; zero: the store's first file, from Pos
 	Gens []GenID // Recorded, for a store named with its history; nil: none
+	Seam Seam    // the bytes before Pos (the cursor's); zero: not bound
 }
 
 // ResumeSpec opens store s for reading from w.Pos.
@@ -172,7 +174,11 @@ func ResumeSpec(s Spec, w Where, o Options) (*Reader, error) {
 func resumeAt(s Spec, olds []*older, w Where) (int, int64, error) {
 	if w.Gens == nil {
 		if w.Gen.Known() {
-			return len(olds), 0, nil // a cursor of the store named by its path alone
+			// A cursor of the store named by its path alone.
+			if i := holding(s, olds, w); i < len(olds) {
+				return i, w.Gen.Base, nil
+			}
+			return len(olds), 0, nil
 		}
 		return 0, 0, nil
 	}

@@ -1,98 +1,98 @@
 package synth
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/command"
+	"github.com/urfave/cli/v2"
 )
 
-const usage = `usage: synth [-n N] [-seed S] [-start RFC3339] [-rate R] [-steady] [-jitter D]
-             [-malformed F] [-paths P] [-statuses S,S...] [-format F] [-o FILE]
-
-Writes N deterministic log lines (same flags, same bytes): Apache combined,
-or with -format apache-timed (combined + duration, vhost, X-Forwarded-For), nginx
-(combined + request and upstream times), json (Caddy-like) or
-logfmt.
+const description = `Writes N deterministic log lines: the same flags give the same bytes.
+Apache combined, or with --format apache-timed (combined + duration, vhost,
+X-Forwarded-For), nginx (combined + request and upstream times), json
+(Caddy-like) or logfmt. The benchmark script, the demo and the test
+scenarios make their logs with it.
 
 Examples:
-  synth -n 20000 -o access.log                      # 20 000 lines at ~100/s of log time
-  synth -n 1536 -rate 51.2 -steady -statuses 200    # exactly 512 lines per 10 s window
-  synth -n 100000 -jitter 3s -malformed 0.01        # out-of-order stamps, 1% bad lines
-  synth -n 20000 -format json -o caddy.log          # JSON lines with durations
+   tgsynth --lines 20000 --output access.log                 20 000 lines at ~100/s of log time
+   tgsynth --lines 1536 --rate 51.2 --steady --statuses 200  exactly 512 lines per 10 s window
+   tgsynth --lines 100000 --jitter 3s --malformed 0.01       out-of-order stamps, 1% bad lines
+   tgsynth --lines 20000 --format json --output caddy.log   JSON lines with durations`
 
-Flags:
-`
-
-// Main runs the synth command line (used by testscripts and the benchmark
-// script) on os.Args and returns its exit status.
+// Main runs the tgsynth command line on os.Args and returns its exit
+// status.
 func Main() int {
 	return run(os.Args[1:], os.Stdout, os.Stderr)
 }
 
+// App is tgsynth's command line, for its man page (docs/man).
+func App() *cli.App { return newApp(os.Stdout, os.Stderr) }
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := command.Conventions(&cli.App{
+		Name:        "tgsynth",
+		Usage:       "write deterministic log lines (Apache, nginx, JSON, logfmt)",
+		UsageText:   "tgsynth [--lines N] [--seed S] [--start RFC3339] [--rate R] [--steady] [--jitter D]\n           [--malformed F] [--paths P] [--statuses S,S...] [--format F] [--output FILE]",
+		Description: description,
+		Writer:      stdout,
+		ErrWriter:   stderr,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: 1000, Usage: "write `N` lines"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed"},
+			&cli.StringFlag{Name: "start", Value: DefaultStart.Format(time.RFC3339), Usage: "log time of the first line, RFC 3339"},
+			&cli.Float64Flag{Name: "rate", Value: 100, Usage: "mean lines per second of log time"},
+			&cli.BoolFlag{Name: "steady", Usage: "space lines exactly 1/rate apart instead of Poisson arrivals"},
+			&cli.DurationFlag{Name: "jitter", Usage: "most a stamp may lie before an earlier line's (whole seconds)"},
+			&cli.Float64Flag{Name: "malformed", Usage: "fraction of malformed lines"},
+			&cli.IntFlag{Name: "paths", Value: 200, Usage: "distinct path values"},
+			&cli.StringFlag{Name: "statuses", Usage: "comma-separated statuses to draw from uniformly (default: a realistic mix)"},
+			&cli.StringFlag{Name: "format", Value: "combined", Usage: "line format: combined, apache-timed, nginx, json or logfmt"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+		},
+		Action: func(c *cli.Context) error {
+			cfg, err := config(c)
+			if err != nil {
+				return err
+			}
+			if out := c.String("output"); out != "" {
+				return WriteFile(out, cfg)
+			}
+			return Write(stdout, cfg)
+		},
+	})
+	return command.Choices(app, "format", "combined", "apache-timed", "nginx", "json", "logfmt")
+}
+
+// run runs the command line args (without the program's name).
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
+	app := newApp(stdout, stderr)
+	err := app.Run(command.Interspersed(app, append([]string{"tgsynth"}, args...)))
+	return command.Status(stderr, err)
+}
+
+// config checks the command line and builds the generator's Config.
+func config(c *cli.Context) (Config, error) {
+	if c.NArg() > 0 {
+		return Config{}, command.Usagef("tgsynth: unexpected argument %q; write lines to a file with --output FILE", c.Args().First())
 	}
-	var c Config
-	start := fs.String("start", DefaultStart.Format(time.RFC3339), "log time of the first line, RFC 3339")
-	statuses := fs.String("statuses", "", "comma-separated statuses to draw from uniformly (default: a realistic mix)")
-	out := fs.String("o", "", "write to `FILE` instead of stdout")
-	fs.IntVar(&c.N, "n", 1000, "lines to write")
-	fs.Int64Var(&c.Seed, "seed", 1, "random seed")
-	fs.Float64Var(&c.Rate, "rate", 100, "mean lines per second of log time")
-	fs.BoolVar(&c.Steady, "steady", false, "space lines exactly 1/rate apart instead of Poisson arrivals")
-	fs.DurationVar(&c.Jitter, "jitter", 0, "most a stamp may lie before an earlier line's (whole seconds)")
-	fs.Float64Var(&c.Malformed, "malformed", 0, "fraction of malformed lines")
-	fs.IntVar(&c.Paths, "paths", 200, "distinct path values")
-	fs.StringVar(&c.Format, "format", "combined", "line format: combined, apache-timed, nginx, json or logfmt")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "synth: unexpected argument %q; write lines to a file with -o FILE\n", fs.Arg(0))
-		return 2
-	}
+	cfg := Config{N: c.Int("lines"), Seed: c.Int64("seed"), Rate: c.Float64("rate"), Steady: c.Bool("steady"),
+		Jitter: c.Duration("jitter"), Malformed: c.Float64("malformed"), Paths: c.Int("paths"), Format: c.String("format")}
 	var err error
-	if c.Start, err = time.Parse(time.RFC3339, *start); err != nil {
-		fmt.Fprintf(stderr, "synth: -start %q is not an RFC 3339 time like 2026-10-10T13:55:00Z\n", *start)
-		return 2
+	if cfg.Start, err = time.Parse(time.RFC3339, c.String("start")); err != nil {
+		return Config{}, command.Usagef("tgsynth: --start %q is not an RFC 3339 time like 2026-10-10T13:55:00Z", c.String("start"))
 	}
-	if c.Statuses, err = parseStatuses(*statuses); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+	if cfg.Statuses, err = parseStatuses(c.String("statuses")); err != nil {
+		return Config{}, command.Usage(err)
 	}
-	if _, err := New(c); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+	if _, err := New(cfg); err != nil {
+		return Config{}, command.Usage(err)
 	}
-	return write(c, *out, stdout, stderr)
-}
-
-// write writes the lines to stdout, or to the file out when it is named.
-func write(c Config, out string, stdout, stderr io.Writer) int {
-	if out == "" {
-		return report(Write(stdout, c), stderr)
-	}
-	return report(WriteFile(out, c), stderr)
-}
-
-func report(err error, stderr io.Writer) int {
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	return 0
+	return cfg, nil
 }
 
 func parseStatuses(s string) ([]int, error) {
@@ -103,7 +103,7 @@ func parseStatuses(s string) ([]int, error) {
 	for _, w := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(w)
 		if err != nil {
-			return nil, fmt.Errorf("synth: -statuses %q: %q is not a status; give a list like 200,404", s, w)
+			return nil, fmt.Errorf("tgsynth: --statuses %q: %q is not a status; give a list like 200,404", s, w)
 		}
 		out = append(out, n)
 	}

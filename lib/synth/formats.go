@@ -32,7 +32,7 @@ func checkFormat(f string) error {
 	case FormatCombined, "combined", FormatApacheTimed, FormatNginx, FormatJSON, FormatLogfmt:
 		return nil
 	}
-	return fmt.Errorf("synth: -format %q is not one of %v", f, Formats)
+	return fmt.Errorf("tgsynth: --format %q is not one of %v", f, Formats)
 }
 
 // entry is one request, drawn once and written in any format.

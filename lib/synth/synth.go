@@ -84,22 +84,22 @@ func New(c Config) (*Generator, error) {
 	}
 	switch {
 	case c.N < 0:
-		return nil, fmt.Errorf("synth: -n %d is negative; give a number of lines", c.N)
+		return nil, fmt.Errorf("tgsynth: --lines %d is negative; give a number of lines", c.N)
 	case !(c.Rate > 0) || math.IsInf(c.Rate, 0):
-		return nil, fmt.Errorf("synth: -rate %v is not a positive number of lines per second", c.Rate)
+		return nil, fmt.Errorf("tgsynth: --rate %v is not a positive number of lines per second", c.Rate)
 	case c.Jitter < 0:
-		return nil, fmt.Errorf("synth: -jitter %v is negative; give how far back a stamp may go", c.Jitter)
+		return nil, fmt.Errorf("tgsynth: --jitter %v is negative; give how far back a stamp may go", c.Jitter)
 	case !(c.Malformed >= 0 && c.Malformed <= 1):
-		return nil, fmt.Errorf("synth: -malformed %v is not a fraction in [0, 1]", c.Malformed)
+		return nil, fmt.Errorf("tgsynth: --malformed %v is not a fraction in [0, 1]", c.Malformed)
 	case c.Paths < 0:
-		return nil, fmt.Errorf("synth: -paths %d is negative; give a number of distinct paths", c.Paths)
+		return nil, fmt.Errorf("tgsynth: --paths %d is negative; give a number of distinct paths", c.Paths)
 	}
 	if err := checkFormat(c.Format); err != nil {
 		return nil, err
 	}
 	for _, s := range c.Statuses {
 		if s < 100 || s > 999 {
-			return nil, fmt.Errorf("synth: status %d is not a three-digit HTTP status", s)
+			return nil, fmt.Errorf("tgsynth: status %d is not a three-digit HTTP status", s)
 		}
 	}
 	seed := uint64(c.Seed)
@@ -161,11 +161,11 @@ func Write(w io.Writer, c Config) error {
 	for range c.N {
 		line = g.Next(line[:0])
 		if _, err := bw.Write(line); err != nil {
-			return fmt.Errorf("synth: writing lines: %w", err)
+			return fmt.Errorf("tgsynth: writing lines: %w", err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("synth: writing lines: %w", err)
+		return fmt.Errorf("tgsynth: writing lines: %w", err)
 	}
 	return nil
 }
@@ -174,11 +174,11 @@ func Write(w io.Writer, c Config) error {
 func WriteFile(path string, c Config) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("synth: %w; check that the directory exists and is writable", err)
+		return fmt.Errorf("tgsynth: %w; check that the directory exists and is writable", err)
 	}
 	err = Write(f, c)
 	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("synth: closing %s: %w", path, cerr)
+		err = fmt.Errorf("tgsynth: closing %s: %w", path, cerr)
 	}
 	return err
 }

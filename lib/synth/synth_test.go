@@ -197,7 +197,7 @@ func TestBadConfigIsRefusedWithTheFlagNamed(t *testing.T) {
 		c    Config
 		want string
 	}{
-		{Config{N: -1}, "-n"},
+		{Config{N: -1}, "--lines"},
 		{Config{Rate: -3}, "-rate"},
 		{Config{Rate: math.NaN()}, "-rate"},
 		{Config{Jitter: -time.Second}, "-jitter"},
@@ -206,7 +206,7 @@ func TestBadConfigIsRefusedWithTheFlagNamed(t *testing.T) {
 		{Config{Statuses: []int{42}}, "status 42"},
 	} {
 		_, err := New(tc.c)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "synth: ") {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "tgsynth: ") {
 			t.Errorf("%+v: got %v; want an error naming %s", tc.c, err, tc.want)
 		}
 	}

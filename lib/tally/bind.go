@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/timbertally/timbertally/lib/atomicfile"
 	"github.com/timbertally/timbertally/lib/protocol"
+	"github.com/timbertally/timbertally/lib/tape"
 )
 
 // bindingsFile is the tally store's record of what its tape was counted
@@ -43,6 +46,7 @@ type binding struct {
 	id     string
 	offset int64
 	gen    protocol.Gen
+	from   string // protocol.FromEnd: the store's feeding began at offset (feed --from end); else ""
 }
 
 // bindings is the parsed bindings file.
@@ -108,7 +112,7 @@ func (b *bindings) parseLine(line []byte) error {
 		if err != nil {
 			return err
 		}
-		b.stores = append(b.stores, binding{id: h.ID, offset: h.Offset, gen: h.Gen})
+		b.stores = append(b.stores, binding{id: h.ID, offset: h.Offset, gen: h.Gen, from: fromEnd(h.From)})
 	default:
 		return fmt.Errorf("%q is not a tape, doc or store line", line)
 	}
@@ -136,7 +140,7 @@ func (b *bindings) format() []byte {
 		out = fmt.Appendf(out, "doc crc=%08x\n", b.doc)
 	}
 	for _, s := range b.stores {
-		out = protocol.AppendStoreFrom(out, s.id, s.offset, s.gen, "")
+		out = protocol.AppendStoreFrom(out, s.id, s.offset, s.gen, s.from)
 	}
 	return out
 }
@@ -162,6 +166,34 @@ func (b *bindings) reach(id string) int64 {
 		}
 	}
 	return r
+}
+
+// Began returns, per store of the tally store dir that was first fed
+// from its end (feed --from end), where the tape's counting of it begins:
+// its entries before it were never fed. nil without bindings for its tape
+// (removed, an older release's): a store resumed from a cursor is then
+// recorded where it resumed, which is not where its feeding began.
+func Began(dir string) (map[string]int64, error) {
+	b, err := loadBindings(dir, filepath.Join(dir, tapeFile))
+	if err != nil || len(b.stores) == 0 {
+		return nil, err
+	}
+	began := map[string]int64{}
+	for _, s := range b.stores {
+		if s.from == protocol.FromEnd && !slices.ContainsFunc(b.stores, func(o binding) bool { return o.id == s.id && o.offset < s.offset }) {
+			began[s.id] = s.offset
+		}
+	}
+	return began, nil
+}
+
+// fromEnd keeps from when it is protocol.FromEnd, the one origin a
+// binding records.
+func fromEnd(from string) string {
+	if from == protocol.FromEnd {
+		return from
+	}
+	return ""
 }
 
 // loadBindings reads dir's bindings, or none when the file is missing or
@@ -230,7 +262,7 @@ type declared struct {
 // rederive is the complete remedy for a tape that must be counted again
 // from the stores: both steps, in order.
 func rederive(dir string) string {
-	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset with the same stores, -- tally --run %s", filepath.Join(dir, documentFile), dir, dir)
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run %s (its cursor and stores as before)", filepath.Join(dir, documentFile), dir, dir)
 }
 
 // checkSize refuses a tape shorter (once its torn tail is cut) than when
@@ -248,6 +280,50 @@ func (b *bindings) checkSize(dir string, size int64, torn int, decl []declared) 
 		}
 	}
 	return nil
+}
+
+// orphan returns the size the tape (size bytes once its torn tail is cut)
+// is cut to before the run: a tape shorter than at its last run's end
+// whose last seal was deleted keeps that bucket's group, unsealed, before
+// its end records; a replay from 0 would seal the bucket again after them
+// and leave the two as fragments. The group and the end records are cut
+// only when every store the tape counted is replayed from 0 (checkSize
+// refuses any other shorter tape): the replay then counts their entries
+// again, whole, and appends a new end record.
+func (b *bindings) orphan(r io.ReaderAt, size int64, decl []declared) (int64, error) {
+	if size >= b.size {
+		return size, nil
+	}
+	for _, s := range b.stores {
+		if !slices.ContainsFunc(decl, func(d declared) bool { return d.id == s.id && d.pos == 0 }) {
+			return size, nil
+		}
+	}
+	return tape.OrphanGroup(r, size)
+}
+
+// twin returns the id of another store whose generation the bindings
+// hold with the same first bytes as store s's, when s is new to the tape:
+// the same file fed again under a new id (and a new cursor) counts its
+// entries a second time, as !late. Two logs that begin alike (a banner)
+// look the same, so it is said, not refused.
+func (b *bindings) twin(s declared) string {
+	if !s.gen.Known || s.gen.SigLen == 0 || slices.ContainsFunc(b.stores, func(o binding) bool { return o.id == s.id }) {
+		return ""
+	}
+	for _, o := range b.stores {
+		if o.gen.SigLen == s.gen.SigLen && o.gen.Sig == s.gen.Sig {
+			return o.id
+		}
+	}
+	return ""
+}
+
+// twinNote is the warning for store id, new to the tape of dir, whose file
+// begins as store other's generation does.
+func twinNote(dir, id, other string) string {
+	return fmt.Sprintf("warning: store %s is new to the tape of %s, but its file begins with the same bytes as store %s's, which the tape already counts: if it is the same file under a new id (another cursor), its entries are counted a second time (as !late). If so, stop, and re-derive the tally store to drop the second count (tally --provision --replace --doc %s %s, then feed --reset --cursor FILE STORE... -- tally --run %s), naming the file as %s=PATH with the cursor that fed it from then on; if they are two logs that begin alike, nothing is wrong",
+		id, dir, other, filepath.Join(dir, documentFile), dir, dir, other)
 }
 
 // checkDoc refuses a document other than the one the tape was begun with,
@@ -285,9 +361,13 @@ func (b *bindings) checkStore(dir string, s declared, frontier int64, torn int) 
 	}
 	switch {
 	case old == nil:
-		b.stores = append(b.stores, binding{id: s.id, offset: s.pos, gen: s.gen})
+		b.stores = append(b.stores, binding{id: s.id, offset: s.pos, gen: s.gen, from: fromEnd(s.from)})
 	case old.gen.SigLen < s.gen.SigLen:
 		old.gen = s.gen // a longer signature of the same generation (it had fewer bytes)
+	}
+	if old != nil && s.pos < old.offset {
+		// Replayed from before where it was first fed (a --reset after --from end).
+		old.offset, old.from = s.pos, fromEnd(s.from)
 	}
 	return nil
 }

@@ -141,6 +141,7 @@ func TestAnEditedDocumentIsRefusedWithTheFix(t *testing.T) {
 
 func FuzzParseBindings(f *testing.F) {
 	f.Add([]byte("tape dev=2049 ino=131077 size=9120\ndoc crc=5d41402a\nstore id=web1 offset=0 gen=0 sig=30d022ed siglen=256\n"))
+	f.Add([]byte("tape dev=1 ino=2 size=9\nstore id=web2 offset=98304 gen=0 sig=5c1f00e7 siglen=256 from=end\n"))
 	f.Add([]byte("tape dev=1 ino=2 size=0\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, text []byte) {
@@ -180,5 +181,29 @@ func TestReplaceMovesTheBindingsAsideWithTheOldTape(t *testing.T) {
 	}
 	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "1a2b3c4d", "start")+b1); err != nil {
 		t.Fatalf("other content into the new tape: %v", err)
+	}
+}
+
+// Began says where each store's feeding began: the position a store first
+// fed from its end was first delivered from, lowered when a later run
+// replays it from before (feed --reset).
+func TestBeganIsWhereAStoreWasFirstDeliveredFrom(t *testing.T) {
+	dir := newStore(t)
+	if got, err := Began(dir); err != nil || got != nil {
+		t.Fatalf("a fresh store: %v, %v; want nil", got, err)
+	}
+	b1, _ := batch(186350, 101, 112)
+	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(186350, "30d022ed", "end")+b1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Began(dir); err != nil || got["web"] != 186350 {
+		t.Fatalf("fed from its end: %v, %v; want web at 186350", got, err)
+	}
+	b0, _ := batch(0, 101, 112)
+	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "30d022ed", "start")+b0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Began(dir); err != nil || got["web"] != 0 {
+		t.Fatalf("replayed from 0: %v, %v; want web at 0", got, err)
 	}
 }

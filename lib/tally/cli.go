@@ -32,7 +32,9 @@
 package tally
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -45,8 +47,29 @@ import (
 
 // Main runs the tally command line on os.Args and returns its exit status.
 func Main() int {
-	note := func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, "tally: "+format+"\n", args...)
+	app := App()
+	err := app.Run(command.Interspersed(app, os.Args))
+	switch {
+	case err == nil:
+		return 0
+	case command.IsUsage(err):
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	note("%v", err)
+	return 1
+}
+
+// note writes a message for humans to stderr.
+func note(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "tally: "+format+"\n", args...)
+}
+
+// App is tally's command line (Main runs it; docs/man makes its man page).
+func App() *cli.App {
+	var docs []string
+	for _, b := range doc.Builtins() {
+		docs = append(docs, b.Name)
 	}
 	app := command.Conventions(&cli.App{
 		Name:  "tally",
@@ -71,16 +94,7 @@ func Main() int {
 		},
 		Action: func(c *cli.Context) error { return action(c, note) },
 	})
-	err := app.Run(command.Interspersed(app, os.Args))
-	switch {
-	case err == nil:
-		return 0
-	case command.IsUsage(err):
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	note("%v", err)
-	return 1
+	return command.Choices(app, "doc", docs...)
 }
 
 func action(c *cli.Context, note func(string, ...any)) error {
@@ -127,7 +141,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 	}
 	moved, err := provision(args[0], d, c.Bool("replace"), time.Now())
 	if moved != "" {
-		note("moved the old tape aside to %s; re-derive the new one with feed --reset", moved)
+		note("moved the old tape aside to %s; re-derive the new one with feed --reset, the cursor and stores as before: feed --reset --cursor FILE STORE... -- tally --run %s", moved, args[0])
 	}
 	return err
 }
@@ -136,7 +150,11 @@ func needDoc(c *cli.Context) (*doc.Doc, error) {
 	if c.String("doc") == "" {
 		return nil, command.Usagef("tally: --doc NAME|PATH is required (tally --docs lists the built-in ones); see tally --help")
 	}
-	return doc.Load(c.String("doc"))
+	d, err := doc.Load(c.String("doc"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, command.Usagef("tally: %v", err)
+	}
+	return d, err
 }
 
 func listDocs() error {

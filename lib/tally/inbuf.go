@@ -15,13 +15,12 @@ import (
 // it, piece by piece as they arrive: the kernel's copy from the pipe is the
 // only copy. It is kept small because it is live heap: Go's collector lets
 // garbage grow to the live heap's size before it runs, and a 9 MiB buffer
-// let tally's RSS grow 1.30x from 500 000 to 5 000 000 entries (1.6 MiB of
-// uncollected garbage).
+// let tally's RSS grow with the entries, in uncollected garbage (figures: bench/README.md, "The figures behind the code's comments").
 const inputSize = 2 << 20
 
 // readSize bounds one read: the bytes it brings are bucketed while they
-// are still in the core's 1 MiB L2 cache (reads of 4 MiB cost tally --try
-// ~10%).
+// are still in the core's 1 MiB L2 cache (larger reads cost tally --try
+// measurably (figures: bench/README.md, "The figures behind the code's comments")).
 const readSize = 256 << 10
 
 // aheadSize is how much input pull keeps buffered ahead of the bucketing:
@@ -89,8 +88,7 @@ type fileSource struct {
 
 // newFileSource takes the descriptor of r, when it is an *os.File, once:
 // through RawConn.Control each call would allocate its closure, a few a
-// batch, and that garbage grew tally's heap over a long run (peak RSS
-// from 500 000 to 5 000 000 entries 1.30x, against 1.11-1.16x). The file
+// batch, and that garbage grew tally's heap over a long run (figures: bench/README.md, "The figures behind the code's comments"). The file
 // is tally's stdin, open for the whole run.
 func newFileSource(r io.Reader) fileSource {
 	s := fileSource{Reader: r, fd: -1}

@@ -133,9 +133,9 @@ func (r *reporter) flush() error {
 }
 
 // syncInterval is the least time between two fsyncs of the tape. An fsync
-// costs ~0.1-1 ms of device round trip and wakes two threads; unlimited,
-// the syncer fsynced after nearly every sealed bucket (705 fsyncs for
-// 500 000 entries, ~8% of tally's time in the pipeline). Waiting only delays
+// costs a device round trip and wakes two threads; unlimited, the syncer
+// fsynced after nearly every sealed bucket, a large share of tally's time
+// in the pipeline (figures: bench/README.md, "The figures behind the code's comments"). Waiting only delays
 // the durable offset feed persists (taken never waits), and 50 ms keeps it
 // within the few-writes-a-second feed's cursor is written at anyway.
 const syncInterval = 50 * time.Millisecond
@@ -191,12 +191,10 @@ func (s *syncer) submit(size int64, safe []int64) error {
 func (s *syncer) loop() {
 	defer close(s.done)
 	var safe []int64
-	// The first fsync waits syncInterval too: tally's first seal comes a
-	// few ms into a run, and a new tape's first fsync (journal work, 1-3 ms
-	// here) then fell among the first batches, which feed and tally were
-	// still getting going on (entries 10 000-20 000 of a pipeline 4.9-5.3
-	// ms against 3.3-4.3 with it delayed; the run 135.4 -> 132.3 ms,
-	// medians of 21 interleaved runs at --batch-size 512).
+	// The first fsync waits syncInterval too: tally's first seal comes
+	// early in a run, and a new tape's first fsync (journal work) then fell
+	// among the first batches, which feed and tally were still getting
+	// going on, and slowed them measurably (figures: bench/README.md, "The figures behind the code's comments").
 	last := time.Now()
 	for range s.wake {
 		// Waiting here, not dropping the wake, coalesces what arrives

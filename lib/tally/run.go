@@ -19,6 +19,8 @@ import (
 // store's tape, and reports progress on out.
 type consumer struct {
 	dir    string
+	cutTo  int64    // the size check found the tape is cut to before the run (orphan)
+	warns  []string // said once the run is accepted
 	in     *input
 	tape   *tape.Writer
 	roller *bucket.Roller
@@ -51,7 +53,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	// Everything is checked before anything is written: a refused run
 	// changes no file (not even the repair of a torn tail).
 	tp := filepath.Join(dir, tapeFile)
-	known, b, torn, err := c.check(d.Text, tp, stores, decl)
+	known, b, torn, err := c.check(d.Text, d.Width, tp, stores, decl)
 	if err != nil {
 		return err
 	}
@@ -61,6 +63,15 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	}
 	defer tw.Close()
 	c.tape = tw
+	if c.cutTo < tw.Size() {
+		note("cut %d bytes from the tape's end: a bucket's group left without its seal (deleted) and the end records after it; every store the tape counted is replayed from 0, so that bucket is sealed again, whole", tw.Size()-c.cutTo)
+		if err := tw.CutTo(c.cutTo); err != nil {
+			return err
+		}
+	}
+	for _, w := range c.warns {
+		note("%s", w)
+	}
 	if len(torn) > 0 {
 		note("cut %d bytes of a torn last record group from the tape (a crash, a full disk, or an edit in the middle of an append); every store resumes at or before what the rest of the tape holds, so their entries are replayed", len(torn))
 	}
@@ -144,11 +155,22 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 	}
 }
 
+// checkWidth refuses a document whose window is not the width of the
+// tape's last seal (sealed; 0: none yet). It holds without DIR/bindings
+// (removed, or an older release's): every seal records its width.
+func checkWidth(dir string, width, sealed time.Duration) error {
+	if sealed == 0 || sealed == width {
+		return nil
+	}
+	return fmt.Errorf("%s has window %s, but the tape of %s holds buckets %s wide: the document was edited since the tape was begun, and counting on with it would put buckets of two widths on one tape. Nothing was written. Put the document's window back to %s, or, to count with the edited one, re-derive: %s",
+		filepath.Join(dir, documentFile), width, dir, sealed, sealed, rederive(dir))
+}
+
 // check reads what the tape at tp already accounts for (the tail a replay
 // from the resume positions can meet, and the bindings) and refuses a run
 // whose document, store content or resume positions do not fit it; it
 // writes nothing. torn is what opening the tape for writing will cut.
-func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
+func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
 	torn, size, err := tape.Torn(tp)
 	if err != nil {
 		return nil, nil, nil, err
@@ -165,14 +187,6 @@ func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declar
 	for _, p := range stores {
 		resume[p.ID] = p.Pos
 	}
-	known := bucket.NewKnown(resume)
-	err = tape.ScanBack(f, size, func(r *tape.Record, _ int64) bool {
-		known.Add(r)
-		return !known.Enough()
-	})
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
-	}
 	b, err := loadBindings(c.dir, tp)
 	if err != nil {
 		return nil, nil, nil, err
@@ -180,10 +194,36 @@ func (c *consumer) check(doc []byte, tp string, stores []tape.Pos, decl []declar
 	if err := b.checkSize(c.dir, size, len(torn), decl); err != nil {
 		return nil, nil, nil, err
 	}
+	if c.cutTo, err = b.orphan(f, size, decl); err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
+	}
+	size = min(size, c.cutTo)
+	known := bucket.NewKnown(resume)
+	var sealed time.Duration // the width of the tape's last seal
+	enough := false
+	err = tape.ScanBack(f, size, func(r *tape.Record, _ int64) bool {
+		if !enough {
+			known.Add(r)
+			enough = known.Enough()
+		}
+		if r.Kind == tape.Seal && sealed == 0 {
+			sealed = r.Width
+		}
+		return !enough || sealed == 0
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
+	}
 	if err := b.checkDoc(c.dir, doc, size); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := checkWidth(c.dir, width, sealed); err != nil {
+		return nil, nil, nil, err
+	}
 	for _, s := range decl {
+		if other := b.twin(s); other != "" {
+			c.warns = append(c.warns, twinNote(c.dir, s.id, other))
+		}
 		if err := b.checkStore(c.dir, s, known.Frontier(s.id), len(torn)); err != nil {
 			return nil, nil, nil, err
 		}
@@ -211,8 +251,7 @@ func (c *consumer) line() ([]byte, error) {
 // goroutine reads and buckets: a batch is reported taken when it is read,
 // so feed's next batch is already in the pipe when this one is bucketed;
 // a second goroutine reading ahead only moved the entries across cores and
-// added a thread wake-up per batch (tally's CPU 150 -> 195 ms per 500 000
-// entries at --batch-size 512).
+// added a thread wake-up per batch, which cost tally CPU (figures: bench/README.md, "The figures behind the code's comments").
 func (c *consumer) loop(line []byte) error {
 	for line != nil {
 		m, err := c.header(line)

@@ -2,8 +2,10 @@ package tally
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -58,7 +60,14 @@ func openTry(f string, stdin io.Reader) (io.ReadCloser, error) {
 	if f == "-" {
 		return io.NopCloser(stdin), nil
 	}
-	return os.Open(f)
+	fh, err := os.Open(f)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("there is no file %s; name files of log lines, or none (or -) for stdin: tally --try --doc NAME|PATH [FILE...]", f)
+	}
+	if err != nil {
+		return nil, err // a permission error gets its fix from command.Conventions
+	}
+	return fh, nil
 }
 
 // tryID names a --try store: the file's base name when it is a valid id.
@@ -71,8 +80,8 @@ func tryID(f string) string {
 
 // tryReadSize is tryStore's read size: small enough that the bytes a read
 // copies are still in the core's 1 MiB L2 cache when they are extracted
-// (4 MiB reads were ~8% slower over 500 000 lines), large enough that the
-// syscalls cost nothing (~400 for 95 MB).
+// (larger reads were slower), large enough that the syscalls cost nothing
+// (figures: bench/README.md, "The figures behind the code's comments").
 const tryReadSize = 256 << 10
 
 // tryStore feeds every whole line of in to store st, in reads of

@@ -47,9 +47,9 @@ func FuzzAppendEscapedReadsBack(f *testing.F) {
 		if bytes.Equal(e, AppendEscaped(nil, []byte(s))) == false {
 			t.Fatalf("AppendEscaped of %q differs for string and []byte", s)
 		}
-		back, err := Unescape(string(e))
+		back, err := unescape(string(e))
 		if err != nil || back != s {
-			t.Fatalf("Unescape(%q) = %q, %v; want %q", e, back, err, s)
+			t.Fatalf("unescape(%q) = %q, %v; want %q", e, back, err, s)
 		}
 	})
 }

@@ -99,16 +99,6 @@ type Record struct {
 	Reason  string
 }
 
-// AtPos returns the position of store id in r.At, and whether it is listed.
-func (r *Record) AtPos(id string) (int64, bool) {
-	for _, p := range r.At {
-		if p.ID == id {
-			return p.Pos, true
-		}
-	}
-	return 0, false
-}
-
 // Append appends r's line, with its '\n', to b.
 func Append(b []byte, r *Record) []byte {
 	switch r.Kind {
@@ -123,7 +113,7 @@ func Append(b []byte, r *Record) []byte {
 		b = AppendTime(b, r.Start)
 		b = append(b, " width="...)
 		b = AppendDuration(b, r.Width)
-		b = appendNum(b, " entries=", r.Entries)
+		b = protocol.AppendNum(b, " entries=", r.Entries)
 		b = appendAt(b, r.At)
 	case Late:
 		b = append(b, "!late "...)
@@ -152,9 +142,9 @@ func Append(b []byte, r *Record) []byte {
 func appendRange(b []byte, r *Record) []byte {
 	b = append(b, " id="...)
 	b = append(b, r.ID...)
-	b = appendNum(b, " offset=", r.Offset)
-	b = appendNum(b, " end=", r.End)
-	return appendNum(b, " count=", r.Count)
+	b = protocol.AppendNum(b, " offset=", r.Offset)
+	b = protocol.AppendNum(b, " end=", r.End)
+	return protocol.AppendNum(b, " count=", r.Count)
 }
 
 func appendAt(b []byte, at []Pos) []byte {
@@ -171,11 +161,6 @@ func appendAt(b []byte, at []Pos) []byte {
 		b = strconv.AppendInt(b, p.Pos, 10)
 	}
 	return b
-}
-
-func appendNum(b []byte, key string, n int64) []byte {
-	b = append(b, key...)
-	return strconv.AppendInt(b, n, 10)
 }
 
 // AppendTime appends a bucket start as RFC 3339 in UTC, with a fraction only
@@ -323,8 +308,8 @@ func decodeRune[S ~string | ~[]byte](v S) (rune, int) {
 	return utf8.DecodeRuneInString(string(v))
 }
 
-// Unescape reverses AppendEscaped.
-func Unescape(s string) (string, error) {
+// unescape reverses AppendEscaped.
+func unescape(s string) (string, error) {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s, nil
 	}
@@ -408,15 +393,15 @@ func parseSeries(ts, rest string) (Record, error) {
 	if sp < 0 {
 		return r, errors.New("a series line is TIME SERIES VALUE")
 	}
-	if r.Value, err = ParseValue(rest[sp+1:]); err != nil {
+	if r.Value, err = parseValue(rest[sp+1:]); err != nil {
 		return r, err
 	}
-	r.Metric, r.Labels, err = ParseSeries(rest[:sp])
+	r.Metric, r.Labels, err = parseSeriesText(rest[:sp])
 	return r, err
 }
 
-// ParseValue parses a finite decimal value.
-func ParseValue(s string) (float64, error) {
+// parseValue parses a finite decimal value.
+func parseValue(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.ContainsAny(s, "xXpPiInN_") {
 		return 0, fmt.Errorf("%q is not a finite decimal value", s)
@@ -424,8 +409,8 @@ func ParseValue(s string) (float64, error) {
 	return v, nil
 }
 
-// ParseSeries parses metric{name="value",...} as AppendSeries writes it.
-func ParseSeries(s string) (string, []Label, error) {
+// parseSeriesText parses metric{name="value",...} as AppendSeries writes it.
+func parseSeriesText(s string) (string, []Label, error) {
 	brace := strings.IndexByte(s, '{')
 	if brace < 0 {
 		if !ValidMetric(s) {
@@ -457,7 +442,7 @@ func ParseSeries(s string) (string, []Label, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		val, err := Unescape(p[eq+2 : end])
+		val, err := unescape(p[eq+2 : end])
 		if err != nil {
 			return "", nil, err
 		}
@@ -508,34 +493,24 @@ func validName(s string, colon bool) bool {
 	return true
 }
 
-// kv parses key=value words in exactly the order given: the tape has one
-// spelling for each record, so a reordered or extra key is a torn or forged
-// line.
+// kv splits key=value words as the protocol does (protocol.SplitWords)
+// and wants exactly the keys given, in their order: the tape has one
+// spelling for each record, so a reordered or extra key is a torn or
+// forged line.
 func kv(s string, keys ...string) (map[string]string, error) {
-	words := strings.Split(s, " ")
-	if len(words) != len(keys) {
-		return nil, fmt.Errorf("want the keys %s", strings.Join(keys, " "))
+	var w protocol.Words
+	if err := protocol.SplitWords(s, &w); err != nil {
+		return nil, err
+	}
+	if err := w.Want(keys...); err != nil {
+		return nil, err
 	}
 	out := make(map[string]string, len(keys))
-	for i, w := range words {
-		k, v, ok := strings.Cut(w, "=")
-		if !ok || k != keys[i] {
-			return nil, fmt.Errorf("want %s= in place of %q", keys[i], w)
-		}
+	for i := range keys {
+		k, v := w.At(i)
 		out[k] = v
 	}
 	return out, nil
-}
-
-func num(v string) (int64, error) {
-	if v == "" || v[0] < '0' || v[0] > '9' || (len(v) > 1 && v[0] == '0') {
-		return 0, fmt.Errorf("%q is not an unsigned decimal number", v)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number that fits 63 bits", v)
-	}
-	return n, nil
 }
 
 func parseSeal(rest string) (Record, error) {
@@ -556,7 +531,7 @@ func parseSeal(rest string) (Record, error) {
 	if r.Width, err = time.ParseDuration(m["width"]); err != nil || r.Width <= 0 {
 		return r, fmt.Errorf("width=%s is not a positive duration", m["width"])
 	}
-	if r.Entries, err = num(m["entries"]); err != nil {
+	if r.Entries, err = protocol.ParseNum("entries", m["entries"]); err != nil {
 		return r, err
 	}
 	r.At, err = parseAt(m["at"], len(keys) == 3)
@@ -586,7 +561,7 @@ func parseAt(s string, present bool) ([]Pos, error) {
 		if !ok || !protocol.ValidID(id) {
 			return nil, fmt.Errorf("at=%s is not id:pos,id:pos", s)
 		}
-		n, err := num(p)
+		n, err := protocol.ParseNum("at", p)
 		if err != nil {
 			return nil, err
 		}
@@ -626,13 +601,13 @@ func parseMarker(k Kind, rest string, timed, metric bool) (Record, error) {
 	if k == Drop && !protocol.ValidWord(r.Reason) {
 		return r, fmt.Errorf("reason=%q is not a word (printable, no space or =)", r.Reason)
 	}
-	if r.Offset, err = num(m["offset"]); err != nil {
+	if r.Offset, err = protocol.ParseNum("offset", m["offset"]); err != nil {
 		return r, err
 	}
-	if r.End, err = num(m["end"]); err != nil {
+	if r.End, err = protocol.ParseNum("end", m["end"]); err != nil {
 		return r, err
 	}
-	if r.Count, err = num(m["count"]); err != nil {
+	if r.Count, err = protocol.ParseNum("count", m["count"]); err != nil {
 		return r, err
 	}
 	if r.End <= r.Offset || r.Count == 0 || r.Count > r.End-r.Offset {

@@ -232,13 +232,13 @@ func (rv *Resolver) addSeries(line []byte, n int) bool {
 	v, ok := parseCount(val)
 	if !ok {
 		var err error
-		if v, err = ParseValue(string(val)); err != nil {
+		if v, err = parseValue(string(val)); err != nil {
 			return false
 		}
 	}
 	id, ok := rv.ids[string(text)]
 	if !ok {
-		metric, labels, err := ParseSeries(string(text))
+		metric, labels, err := parseSeriesText(string(text))
 		if err != nil {
 			return false
 		}

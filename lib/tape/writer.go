@@ -128,6 +128,42 @@ func cutOpenGroup(f *os.File, size int64, cut bool) ([]byte, int64, error) {
 	return group, keep, truncate(f, keep, cut)
 }
 
+// OrphanGroup returns where the tape r (size bytes of whole lines) ends
+// once a bucket's group left without its seal before its last end
+// records (a seal deleted by hand) is cut, with those end records: the
+// size of what is left, size itself when there is no such group. Only a
+// caller that replays every store the tape counted from 0 may cut it: the
+// replay seals that bucket again, whole, and writes a new end record.
+func OrphanGroup(r io.ReaderAt, size int64) (int64, error) {
+	keep, ends, group := int64(0), true, false
+	err := ScanBack(r, size, func(rec *Record, end int64) bool {
+		switch {
+		case ends && rec.Kind == End:
+			return true
+		case rec.Kind == Series || rec.Kind == Cap:
+			ends, group = false, true
+			return true
+		}
+		keep = end
+		return false
+	})
+	if err != nil || !group {
+		return size, err
+	}
+	return keep, nil
+}
+
+// CutTo cuts the tape to size bytes (what OrphanGroup leaves), durably,
+// before anything is appended.
+func (w *Writer) CutTo(size int64) error {
+	if err := truncate(w.f, size, true); err != nil {
+		return err
+	}
+	w.size = size
+	_, err := w.f.Seek(size, io.SeekStart)
+	return err
+}
+
 func truncate(f *os.File, size int64, cut bool) error {
 	if !cut {
 		return nil

@@ -3,6 +3,7 @@ package tape
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,31 @@ func TestTornSaysWhatOpenWriterCutsAndChangesNothing(t *testing.T) {
 	w.Close()
 	if torn, size, err := Torn(filepath.Join(t.TempDir(), "none")); torn != nil || size != 0 || err != nil {
 		t.Fatalf("a missing tape: %q %d %v", torn, size, err)
+	}
+}
+
+// A bucket's group whose seal was deleted, before the end records, is what
+// OrphanGroup cuts (with the ends); a tape whose last group is sealed, or
+// whose open group is not followed by an end, is left as it is.
+func TestOrphanGroupIsTheUnsealedGroupBeforeTheEndRecords(t *testing.T) {
+	sealed := "2026-10-10T13:55:30Z requests 4\nseal 2026-10-10T13:55:30Z width=10s entries=4 at=q:40\n"
+	orphan := "2026-10-10T13:55:40Z requests 2\n"
+	end := "end at=q:60\n"
+	dropped := sealed + "!drop id=q offset=40 end=50 count=1 reason=format\n" + end
+	for _, c := range []struct {
+		text string
+		keep int
+	}{
+		{sealed + orphan + end + end, len(sealed)},
+		{orphan + end, 0},
+		{sealed + end, len(sealed + end)},
+		{dropped, len(dropped)},
+		{sealed, len(sealed)},
+	} {
+		r := strings.NewReader(c.text)
+		keep, err := OrphanGroup(r, int64(len(c.text)))
+		if err != nil || keep != int64(c.keep) {
+			t.Errorf("OrphanGroup(%q) = %d, %v; want %d", c.text, keep, err, c.keep)
+		}
 	}
 }
