@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -317,11 +318,11 @@ func TestSamplesTooOldForPrometheusStopTgpushNamingTheBucketAndTheBackfill(t *te
 	oldSt := filepath.Join(dir, "old")
 	mustRun(t, dir, "tally", "--provision", "--doc", "apache-combined", oldSt)
 	mustRun(t, dir, "feed", "-q", old, "--", "tally", "--run", oldSt)
-	stderr, code := run(t, dir, "tgpush", "--once", "--url", prom.writeURL(), oldSt)
+	stderr, code := run(t, dir, "tgpush", "--once", "--label", "host=old", "--url", prom.writeURL(), oldSt)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
-	for _, want := range []string{"refused the bucket at 2026-10-10T13:55:00Z", "out of bounds", "tgread --format openmetrics --from 2026-10-10T13:55:00Z --to T", "run tgpush --from T"} {
+	for _, want := range []string{"refused the bucket at 2026-10-10T13:55:00Z", "out of bounds", "tgread --format openmetrics --from 2026-10-10T13:55:00Z --to T --label host=old", "run tgpush --from T"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -329,6 +330,24 @@ func TestSamplesTooOldForPrometheusStopTgpushNamingTheBucketAndTheBackfill(t *te
 	// Nothing of the old store went in, and the recent one is whole.
 	series, _ := splitQuality(prom.samples("", ""))
 	sameRows(t, series, tapeRows(t, st))
+
+	// The backfill, run as the message says (T past the old tape's end),
+	// gives a Prometheus the old tape's series with the label tgpush adds.
+	m := regexp.MustCompile(`\(tgread (.+?) > backfill\.om; promtool tsdb create-blocks-from openmetrics backfill\.om DATA\)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no backfill command in %s", stderr)
+	}
+	promtool := needBinary(t, "promtool")
+	back := newReceiver(t, "prometheus", "--storage.tsdb.retention.time=100y")
+	tgread := "tgread " + strings.Replace(m[1], "--to T ", "--to 2100-01-01T00:00:00Z ", 1) + " > backfill.om"
+	if out, err := exec.Command("sh", "-c", "cd "+dir+" && "+tgread).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", tgread, err, out)
+	}
+	if out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", filepath.Join(dir, "backfill.om"), filepath.Join(back.data, "tsdb")).CombinedOutput(); err != nil {
+		t.Fatalf("promtool: %v\n%s", err, out)
+	}
+	back.start()
+	sameRows(t, back.samples("", ""), withLabel(tapeRows(t, oldSt), "old"))
 }
 
 func TestPrometheusWithBasicAuthAndTLSTakesTheRightCredentialsAndRefusesTheRest(t *testing.T) {
@@ -422,4 +441,48 @@ func testCA(t *testing.T, dir string) (*x509.CertPool, string) {
 	pool := x509.NewCertPool()
 	pool.AddCert(caCert)
 	return pool, writePEM("ca.crt", "CERTIFICATE", caDER)
+}
+
+// A first run's --from TIME is in the cursor before anything is pushed:
+// tgpush killed -9 while the receiver is down, then run again without
+// --from (which the cursor refuses), pushes only the buckets from TIME.
+func TestFromTimeOutlivesAKillAndNoLaterRunPushesABucketBeforeIt(t *testing.T) {
+	prom := newReceiver(t, "prometheus") // not started yet: down
+	dir := t.TempDir()
+	recent := filepath.Join(dir, "recent.log")
+	pushLog(t, recent, 300)
+	st := pipeline(t, dir, recent)
+	rows := tapeRows(t, st)
+	var starts []string
+	for _, r := range rows {
+		if ts := strings.SplitN(r, "\t", 2)[0]; !slices.Contains(starts, ts) {
+			starts = append(starts, ts)
+		}
+	}
+	slices.Sort(starts)
+	if len(starts) < 3 {
+		t.Fatalf("the tape has %d buckets: the test proves nothing", len(starts))
+	}
+	from := starts[len(starts)/2]
+	cursor := filepath.Join(dir, "push.cursor")
+	p := startCmd(t, dir, "push.err", "tgpush", "--from", from, "--url", prom.writeURL(), "--cursor", cursor, "--retry-max", "50ms", st)
+	waitUntil(t, "the first run's cursor", func() bool {
+		data, _ := os.ReadFile(cursor)
+		return strings.Contains(string(data), " from="+from+"\n")
+	})
+	p.Process.Kill()
+	p.Wait()
+	prom.start()
+	mustRun(t, dir, "tgpush", "--once", "-q", "--url", prom.writeURL(), "--cursor", cursor, st)
+	var want []string
+	for _, r := range rows {
+		if r >= from { // RFC 3339 in UTC, whole seconds: ordered as text
+			want = append(want, r)
+		}
+	}
+	if len(want) == len(rows) {
+		t.Fatal("no row is before --from: the test proves nothing")
+	}
+	series, _ := splitQuality(prom.samples("", ""))
+	sameRows(t, series, want)
 }

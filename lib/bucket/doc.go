@@ -1,6 +1,6 @@
 // Package bucket places extracted entries into time buckets by their own
 // time, seals each bucket once when the combined event time passes its end
-// plus grace, and accounts for every other entry with a marker (SPEC §5).
+// plus grace, and accounts for every other entry with a marker (docs/design.md §5).
 //
 // A Roller is fed the entries of one or more stores, each store's entries
 // in position order, and produces tape bytes. Its invariants:

@@ -264,7 +264,7 @@ func appendLabels(labels []tape.Label, g *group, key string) []tape.Label {
 
 // value returns what e contributes to m, and whether it contributes: a
 // where= that fails, or a min/max field that is not a number, contributes
-// nothing; a sum field that is not a number contributes 0 (SPEC §4).
+// nothing; a sum field that is not a number contributes 0 (docs/design.md §4).
 func (m *metric) value(e *extract.Entry) (float64, bool) {
 	if m.where != nil && !m.where.Holds(e) {
 		return 0, false

@@ -407,7 +407,7 @@ func (r *Roller) advance() {
 	r.sealDue()
 }
 
-// combined is the event time the stores agree on (SPEC §5): the minimum
+// combined is the event time the stores agree on (docs/design.md §5): the minimum
 // over live stores, else the minimum over idle ones, else the maximum over
 // ended ones.
 func (r *Roller) combined() (int64, bool) {

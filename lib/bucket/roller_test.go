@@ -319,7 +319,7 @@ func knownFrom(t *testing.T, tp []byte, resume int64) *Known {
 }
 
 // TestARestartFromAnyDurablePointWritesTheUninterruptedTape is the
-// exactly-once property of SPEC §5: crash after any entry, with the tape
+// exactly-once property of docs/design.md §5: crash after any entry, with the tape
 // holding any prefix of records between the last reported offset and the
 // crash, replay from that offset, and the tape is byte for byte the one an
 // uninterrupted run writes.
@@ -378,7 +378,7 @@ func TestReplayingFromZeroIntoACompleteTapeAddsNothing(t *testing.T) {
 
 // TestStartUpReadsOnlyTheTapesRecentTail: resuming near the end of a long
 // tape, the backward scan stops after a handful of records, however long
-// the tape (SPEC: start-up stays fast on a tape of millions of lines).
+// the tape (start-up stays fast on a tape of millions of lines).
 func TestStartUpReadsOnlyTheTapesRecentTail(t *testing.T) {
 	var log bytes.Buffer
 	if err := synth.Write(&log, synth.Config{Seed: 5, N: 40000, Rate: 50, Jitter: 5 * time.Second, Malformed: 0.01}); err != nil {
@@ -442,7 +442,7 @@ func TestAnIdleQuietBeyondInt64TimeSealsAsTheLongestQuiet(t *testing.T) {
 // (it was empty when an idle store's quiet time passed its end): after a
 // restart, an entry for it is still late. Resuming the event time at the
 // last seal alone reopened it, and the bucket was then sealed below its
-// own !late marker's entries, against its seal's at= (SPEC §5).
+// own !late marker's entries, against its seal's at= (docs/design.md §5).
 func TestABucketClosedByALateMarkerStaysClosedAfterARestart(t *testing.T) {
 	r := newRoller(t, "5s", 100, nil)
 	st := r.AddStore("web", 0)

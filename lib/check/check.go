@@ -1,5 +1,5 @@
 // Package check proves that a tally store's tape adds up to the entries it
-// was fed (SPEC §6): conservation of counts, a bucket-by-bucket comparison
+// was fed (docs/design.md §6): conservation of counts, a bucket-by-bucket comparison
 // with buckets re-derived from the stores, and a scan for the old defect's
 // signatures (fragments, repeated seals, batch-sized !late markers).
 //
@@ -13,7 +13,7 @@
 //   - The re-derivation shares no aggregation code with tally (lib/bucket):
 //     a check that reused the code under test would prove nothing. It uses
 //     only the extractor, the tape's series syntax and the metric rules of
-//     SPEC §4, with unbounded grace and no cap.
+//     docs/design.md §4, with unbounded grace and no cap.
 //   - Every entry is either in a series value or in a marker that holds it:
 //     each marker's range is checked to hold exactly its count entries of
 //     its kind, and the entries it holds are left out of the values its

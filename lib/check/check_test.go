@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -341,19 +342,25 @@ seal 2026-10-10T13:55:00Z width=10s entries=5 at=web1:500
 	}
 }
 
+// A damaged or missing tape is a failed check (exit 1), never a pass, and
+// never the bad usage that 2 is kept for.
 func TestAnUnreadableTapeIsAnErrorNeverAPass(t *testing.T) {
 	for name, tp := range map[string]string{
 		"torn":    "2026-10-10T13:55:00Z requests{status=\"200\"} 5\nseal 2026-10-10T13:55:00Z width=10s",
 		"garbage": "hello world\n",
 	} {
 		f := newFixture(t, nil, tp)
-		if code, out := f.tgcheck("--scan"); code != 2 || !strings.HasPrefix(out, "tgcheck: ") || !strings.Contains(out, "line ") {
+		if code, out := f.tgcheck("--scan"); code != 1 || !strings.HasPrefix(out, "tgcheck: ") || !strings.Contains(out, "line ") {
 			t.Errorf("%s: exit %d:\n%s", name, code, out)
 		}
 	}
+	g := newFixture(t, nil, "2026-10-10T13:55:00Z requests{status=\"200\"} 5\ngarbage here\nseal 2026-10-10T13:55:00Z width=10s entries=5 at=web1:100\n")
+	if code, out := g.tgcheck("--open", "--scan"); code != 1 || !strings.Contains(out, "line 2") {
+		t.Errorf("--open on a damaged tape: exit %d:\n%s", code, out)
+	}
 	f := newFixture(t, nil, "")
 	os.Remove(filepath.Join(f.dir, "tape"))
-	if code, out := f.tgcheck("--scan"); code != 2 || !strings.Contains(out, "cannot read the tape") {
+	if code, out := f.tgcheck("--scan"); code != 1 || !strings.Contains(out, "cannot read the tape") {
 		t.Errorf("no tape: exit %d:\n%s", code, out)
 	}
 }
@@ -379,7 +386,6 @@ func TestBadCommandLinesExit2WithAMessage(t *testing.T) {
 		{[]string{"--entries", "x"}, "see tgcheck --help"},
 		{[]string{"--against", "web2=" + f.log}, "entries of store web1; give it with --against web1=PATH"},
 		{[]string{"--against", "web1=" + f.log, "--against", "web2=" + f.log}, "never fed from store web2"},
-		{[]string{"--against", "web1=" + f.log + ".missing"}, "store web1"},
 		{[]string{"--against", "web1=" + f.log, "--against", "web1=" + f.log}, "twice"},
 	} {
 		code, out := f.tgcheck(tc.args...)
@@ -393,12 +399,29 @@ func TestBadCommandLinesExit2WithAMessage(t *testing.T) {
 	}
 }
 
-func TestAStoreShorterThanTheTapeKnowsIsRefused(t *testing.T) {
+func TestAStoreShorterThanTheTapeKnowsIsRefusedAsAFailedCheckExit1(t *testing.T) {
 	tp := positions(threeBuckets, strings.ReplaceAll(threeBucketsTape, "@END@", "@P5@"))
 	f := newFixture(t, threeBuckets[:2], tp)
 	code, out := f.tgcheck("--against", "web1="+f.log)
-	if code != 2 || !strings.Contains(out, "truncated or rotated") {
-		t.Fatalf("exit %d:\n%s", code, out)
+	if code != 1 || !strings.Contains(out, "truncated or rotated") {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+}
+
+// A store that cannot be read, missing or a truncated gzip generation, is
+// a failed check (docs/design.md §7: 1), not a bad command line (2).
+func TestAnAgainstStoreThatCannotBeReadExits1(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(threeBuckets[0], 50)))
+	zw.Close()
+	cut := filepath.Join(t.TempDir(), "access.log.1.gz")
+	os.WriteFile(cut, gz.Bytes()[:gz.Len()/2], 0o644)
+	for _, arg := range []string{"web1=" + f.log + ".missing", "web1=" + cut + "," + f.log} {
+		if code, out := f.tgcheck("--against", arg); code != 1 || !strings.Contains(out, "store web1") {
+			t.Errorf("--against %s: exit %d, want 1:\n%s", arg, code, out)
+		}
 	}
 }
 
@@ -508,7 +531,7 @@ func TestTheCapMarkersOfEveryMetricAccountForTheSeriesLeftOut(t *testing.T) {
 }
 
 // A marker covers one run of consecutive entries of its kind and bucket
-// (SPEC §5): its range must hold exactly its count entries, each of them
+// (docs/design.md §5): its range must hold exactly its count entries, each of them
 // late or capped in its bucket, or dropped for its reason. A marker moved
 // onto other entries, or whose count= was changed, is a finding.
 func TestEachMarkersRangeHoldsCountEntriesOfItsKind(t *testing.T) {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -47,8 +48,9 @@ is not complete).
 series), more than one seal for a bucket, !late markers of exactly
 --old-batch-size entries, a bucket that counts more than its seal's entries=.
 
-Exit status: 0 the tape holds, 1 it does not, 2 bad usage or a tape or
-store that cannot be read (never a pass).
+Exit status: 0 the tape holds, 1 it does not or cannot be checked (a
+damaged tape, a tape or store that cannot be read: never a pass), 2 bad
+usage.
 
 Examples:
    tgcheck --against web1=/var/log/apache2/access.log /srv/tally/web
@@ -66,9 +68,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o *options
 	app := newApp(stdout, stderr, &holds, &onlyOpen, &o)
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
-		// Every error is a bad command line or input that cannot be read:
-		// the checks could not be made, which is never a pass.
+		// The checks could not be made, which is never a pass. A store
+		// that cannot be read or a damaged tape is a failed check (1),
+		// a runtime error (docs/design.md §7); 2 is kept for the command line.
 		fmt.Fprintln(stderr, err)
+		var unread unreadable
+		if errors.As(err, &unread) {
+			return 1
+		}
 		return 2
 	}
 	switch {
@@ -76,6 +83,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case onlyOpen:
 		fmt.Fprintln(stderr, "tgcheck: the tape is open (no end record): its store is being fed, or its last run was interrupted; tgcheck --open checks what is sealed so far, and conservation needs the end record that a complete run (feed without --follow) writes")
+		return 1
+	}
+	if o.policyOnly {
+		fmt.Fprintln(stderr, "tgcheck: the tape adds up, but it fails --strict or --max-drop (see above): its markers are entries the document did not place; tgread --markers shows them and tally --try --fields --doc DOC FILE what the document cuts from such a line; re-deriving changes nothing until the document fits the log")
 		return 1
 	}
 	fmt.Fprintf(stderr, "tgcheck: the tape does not add up (see above); a tape with fragments or displaced counts is re-derived, both steps in this order: %s\n", o.rederive())
@@ -133,6 +144,7 @@ type options struct {
 	batchSize  int64
 	maxDrop    float64 // percent; < 0: not checked
 	open       bool    // an open tape is checked as far as it is sealed
+	policyOnly bool    // set by check: only --strict or --max-drop failed
 }
 
 // rederive is the complete re-derivation of the tally store checked, as
@@ -196,7 +208,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	s, err := load(o.dir)
 	if err != nil {
-		return false, false, err
+		return false, false, unreadable{err}
 	}
 	holds = true
 	for _, f := range integrity(s) {
@@ -224,21 +236,25 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 		// What --open accepts: conservation waits for the end record.
 		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; conservation is checked once the input is complete\n", sealedSoFar(s.Tape))
 	case o.hasEntries || derived != nil:
-		// SPEC §6: conservation needs a complete tape; on an open one it
+		// docs/design.md §6: conservation needs a complete tape; on an open one it
 		// says how far the tape is sealed and fails, so that a tape that
 		// lost its tail can never pass the proof.
 		fmt.Fprintf(w, "conservation: the tape is open (no end record), %s; it can be checked once the input is complete, and what is sealed so far with --open\n", sealedSoFar(s.Tape))
 		open = true
 	}
-	if o.strict {
-		holds = printStrict(w, s.Tape) && holds
-	}
 	if o.scan {
 		holds = printFindings(w, scan(s, o.batchSize), s.TapePath) && holds
+	}
+	// --strict and --max-drop hold a sound tape to a policy: a tape that
+	// fails only them adds up, and re-deriving it would change nothing.
+	addsUp := holds
+	if o.strict {
+		holds = printStrict(w, s.Tape) && holds
 	}
 	if o.maxDrop >= 0 || s.Tape.Totals[tape.Drop].Entries > 0 {
 		holds = printDropRate(w, s.Tape, o.maxDrop) && holds
 	}
+	o.policyOnly = addsUp && !holds
 	if holds && s.Tape.End == nil && o.open {
 		fmt.Fprintf(w, "open: everything sealed so far holds: %s\n", sealedSoFar(s.Tape))
 	}
@@ -300,7 +316,13 @@ func (o *options) derive(s *tallyStore) (*derivation, error) {
 			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
-	return derive(s.Doc, s.Tape, o.against)
+	d, err := derive(s.Doc, s.Tape, o.against)
+	if err != nil {
+		// A store that cannot be read, or is shorter than the tape
+		// accounts for: a failed check, not a usage error.
+		return nil, unreadable{err}
+	}
+	return d, nil
 }
 
 // skips returns the ranges of store id that feed delivered as no entry:

@@ -15,7 +15,7 @@ import (
 // diffKind names how a tape differs from the re-derived buckets.
 type diffKind string
 
-// The differences of SPEC §6.
+// The differences of docs/design.md §6.
 const (
 	diffMissing   diffKind = "missing"   // a re-derived series is not on the tape, and no marker explains it
 	diffExtra     diffKind = "extra"     // on the tape, not re-derived (or above it with nothing short anywhere)
@@ -55,7 +55,7 @@ type bucketView struct {
 func (b *bucketView) marked() bool { return b.late > 0 || len(b.caps) > 0 }
 
 // compare compares the store's tape with the re-derived buckets, bucket by
-// bucket (SPEC §6). Every bucket matches series for series: the entries a
+// bucket (docs/design.md §6). Every bucket matches series for series: the entries a
 // bucket's !late markers, or a metric's !cap markers, hold are left out of
 // the re-derivation (derive), and those markers are checked to hold exactly
 // them (marks), so a bucket with markers is held to its exact values too,

@@ -94,7 +94,7 @@ const (
 // derive re-derives the buckets of document d from the stores the inputs
 // name, each as far as tape t knows it: every entry that extracts goes
 // into the bucket of its own time (unbounded grace, no cap), each metric
-// folded as SPEC §4 says, but for what the store's markers on t cover
+// folded as docs/design.md §4 says, but for what the store's markers on t cover
 // (Series).
 func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 	dv, err := newDeriver(d)

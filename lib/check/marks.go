@@ -21,7 +21,7 @@ type outcome struct {
 
 // marks checks one store's !late, !cap and !drop markers against its
 // entries as they are read, in position order: a marker's offset..end range
-// holds exactly its count entries (SPEC §5: a marker covers one run of
+// holds exactly its count entries (docs/design.md §5: a marker covers one run of
 // consecutive entries of one kind and bucket), each of its kind. A !late
 // entry is of the marker's bucket; a !cap one too, with a value for the
 // marker's metric in a series left off the tape (tally never starts a

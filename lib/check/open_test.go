@@ -60,7 +60,7 @@ func TestWithoutOpenAnOpenTapeFailsWithTheAdviceForARunningStoreNotARederivation
 
 func TestATornLastLineWithoutOpenIsAnErrorThatNamesOpen(t *testing.T) {
 	f := newFixture(t, threeBuckets, liveTape())
-	if code, out := f.tgcheck("--against", "web1="+f.log); code != 2 || !strings.Contains(out, "tgcheck --open leaves it out") {
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, "tgcheck --open leaves it out") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // sealAt is where a sealed bucket's seal puts one store: the position of its
-// first entry not considered for the bucket (SPEC §5), and the seal's line.
+// first entry not considered for the bucket (docs/design.md §5), and the seal's line.
 type sealAt struct {
 	Pos  int64
 	Line int

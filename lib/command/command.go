@@ -1,6 +1,6 @@
 // Package command holds what every command line of the toolkit shares:
 // their exit statuses (0 success, 1 a failed check or a runtime error, 2
-// bad usage, SPEC §7) and how a usage error is told from the rest, and,
+// bad usage, docs/design.md §7) and how a usage error is told from the rest, and,
 // through Conventions, --version, shell completion and the fix for a
 // permission error.
 //

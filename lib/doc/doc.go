@@ -1,4 +1,4 @@
-// Package doc parses tally documents (SPEC §4): what to extract from each
+// Package doc parses tally documents (docs/design.md §4): what to extract from each
 // entry, how to bucket it by its own time, and which metrics to keep.
 //
 // A document is plain text, one directive a line:
@@ -59,7 +59,7 @@ import (
 // FormatKind says how an entry is cut into fields.
 type FormatKind int
 
-// The formats of SPEC §4.
+// The formats of docs/design.md §4.
 const (
 	ApacheCombined FormatKind = iota + 1 // host ident user time method path proto status bytes referer agent
 	ApacheCommon                         // host ident user time method path proto status bytes
@@ -73,7 +73,7 @@ const (
 // MetricKind is what a metric computes over a bucket's entries.
 type MetricKind int
 
-// The metric kinds of SPEC §4.
+// The metric kinds of docs/design.md §4.
 const (
 	Count MetricKind = iota + 1
 	Sum

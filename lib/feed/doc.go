@@ -1,6 +1,6 @@
 // Package feed is the feed command: it follows append-only stores and hands
 // their entries, in batches, to a consumer process over the line protocol
-// (SPEC §3), and persists each store's durable offset in a cursor file.
+// (docs/design.md §3), and persists each store's durable offset in a cursor file.
 //
 // The main loop (engine.go) sends, parks and reads reports; what it
 // persists is the checkpoint's (checkpoint.go: the cursor, the offsets last
@@ -33,7 +33,7 @@
 //     (store.Reader.Source, asked before every splice), else written from
 //     the read buffer; at most --batch-size entries and 8 MiB (one longer
 //     entry is a batch). A store cut to a length other than 0 (not a
-//     rotation: outside SPEC §2) can change a batch still in the pipe.
+//     rotation: outside docs/design.md §2) can change a batch still in the pipe.
 //   - The cursor only ever holds offsets from valid reports, never taken.
 //   - One feed per cursor: the cursor's lock (FILE.lock) is held for the
 //     whole run, and a second feed is refused naming the holder.

@@ -156,6 +156,16 @@ func (f *feeder) open() error {
 	if err != nil {
 		return err
 	}
+	for _, n := range f.globs.notes {
+		f.note("%s", n)
+	}
+	if len(stores) == 0 && len(f.opt.Globs) > 0 {
+		pats := strings.Join(f.opt.Globs, " ")
+		if !f.opt.Follow {
+			return fmt.Errorf("feed: no file matches --glob %s, and no store is named: there is nothing to read; check the pattern and that its directory exists, or add --follow to wait for files to appear", pats)
+		}
+		f.note("feed: no file matches --glob %s yet; waiting for one (each is read from its start when it appears)", pats)
+	}
 	if err := sameFile(stores); err != nil {
 		return err
 	}
@@ -195,6 +205,7 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 		// cost of a poll; a rotation waits up to a second for it.
 		opt.PathEvery = time.Second
 	}
+	opt.Claimed = func(path string) bool { return f.claimedBy(st.ID, path) != "" }
 	r, err := store.ResumeSpec(st, store.Where{Pos: m.Offset, Gen: m.Gen, Gens: m.Gens, Seam: m.Seam}, opt)
 	var rep *store.ReplacedError
 	if globbed && errors.As(err, &rep) {
@@ -221,6 +232,45 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 	}
 	now := time.Now()
 	return &stream{Store: st, i: i, r: r, entryAt: now, sentAt: now, gens: len(r.Gens()), from: from}, nil
+}
+
+// claimedBy returns the store other than id that the file at path is a
+// generation of, in this run or in the cursor; "" when there is none. A
+// file is a generation by its identity (device, inode and first bytes),
+// whatever its name: a store's renamed file matched again by a glob, or
+// taken at a rotation of another store's path, is not read twice.
+func (f *feeder) claimedBy(id, path string) string {
+	for _, s := range f.streams {
+		if s.ID == id {
+			continue
+		}
+		for _, g := range s.r.Gens() {
+			if store.IsGen(path, g) {
+				return s.ID
+			}
+		}
+	}
+	for _, other := range slices.Sorted(maps.Keys(f.cp.cur)) {
+		if other != id && store.IsGen(path, f.cp.cur[other].Gen) {
+			return other
+		}
+	}
+	return ""
+}
+
+// historyErr says how to name a store fed with its history, whose cursor
+// is inside an older generation, when it is named by its path alone: with
+// the generations beside its path that the cursor recorded, found by
+// their first bytes. nil when the cursor is in the file at the path.
+func historyErr(st Store, m cursor.Mark) error {
+	found, missing := store.FindHistory(st.Path, m.Gens)
+	if len(found) == 0 && missing == 0 {
+		return nil
+	}
+	if missing > 0 {
+		return fmt.Errorf("feed: store %s: the cursor is at position %d, inside an older generation of the store, which was fed named with its history (%d generations before %s), but only %s is named, and %d of them are not beside it under a rotated name; name them all, oldest first, as %s=GEN1,…,%s, to resume there", st.ID, m.Offset, len(found)+missing, st.Path, st.Path, missing, st.ID, st.Path)
+	}
+	return fmt.Errorf("feed: store %s: the cursor is at position %d, inside an older generation of the store, which was fed named with its history, but only %s is named; name it with its history, the same command otherwise, as %s=%s,%s, to resume there", st.ID, m.Offset, st.Path, st.ID, strings.Join(found, ","), st.Path)
 }
 
 // storeArg is how a store is named on the command line.
@@ -539,6 +589,9 @@ func (f *feeder) allEnded() bool {
 func (f *feeder) sendTurn() (bool, error) {
 	sent := false
 	n := len(f.streams)
+	if n == 0 {
+		return false, nil // a glob that matches nothing yet
+	}
 	for k := 0; k < n && !f.stop.interrupted(); k++ { // interrupted: nothing new
 		s := f.streams[(f.turn+k)%n]
 		if !s.ready || f.led.full(s.i, s.size()) {

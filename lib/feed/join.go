@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/protocol"
@@ -25,6 +26,7 @@ type globber struct {
 	paths     map[string]bool // the files of the run's stores, by path
 	refused   map[string]bool // new files refused (and named) already
 	seen      map[string]bool // the files the last scan matched
+	notes     []string        // at start: the matches that are rotated generations
 	scannedAt time.Time
 }
 
@@ -41,15 +43,22 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 		g.paths[st.Path], byID[st.ID] = true, st.Path
 	}
 	for _, p := range patterns {
-		specs, err := store.Glob(p)
+		specs, rotated, err := store.Glob(p, g.isStore)
 		if err != nil {
 			return nil, nil, fmt.Errorf("feed: %w", err)
+		}
+		for _, r := range rotated {
+			g.refused[r.Path] = true
+			g.notes = append(g.notes, rotatedNote(p, r))
 		}
 		for _, sp := range specs {
 			if g.paths[sp.Path] {
 				continue
 			}
 			if other, dup := byID[sp.ID]; dup {
+				if i := slices.IndexFunc(named, func(st Store) bool { return st.ID == sp.ID }); i >= 0 {
+					return nil, nil, fmt.Errorf("feed: the glob %q gives %s the id %s, the id of the store named %s: one store's positions would be taken for the other's; name that store under another id, or make the wildcards cover the part of the path that tells them apart", p, sp.Path, sp.ID, storeArg(named[i]))
+				}
 				return nil, nil, fmt.Errorf("feed: %w", store.IDClashError(p, sp.ID, other, sp.Path))
 			}
 			g.paths[sp.Path], byID[sp.ID] = true, sp.Path
@@ -57,6 +66,14 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 		}
 	}
 	return stores, globbed, nil
+}
+
+// isStore says whether path is the file of one of the run's stores.
+func (g *globber) isStore(path string) bool { return g.paths[path] }
+
+// rotatedNote says a match is a rotated generation, not a store.
+func rotatedNote(pattern string, r store.Rotated) string {
+	return fmt.Sprintf("feed: %s matches --glob %s but is named as a rotated generation of %s: it is not a store, or a store's renamed file would be counted twice (to count it, re-derive that store named with its history, ID=GEN1,…,PATH, and --reset: docs/feed.md)", r.Path, pattern, r.Of)
 }
 
 // due is when the next glob scan is due, if there is one.
@@ -79,6 +96,11 @@ func (f *feeder) scanGlobs(now time.Time) error {
 		for _, path := range paths {
 			g.seen[path] = true
 			if g.paths[path] || g.refused[path] {
+				continue
+			}
+			if of := store.RotatedOf(path, g.isStore); of != "" {
+				g.refused[path] = true
+				f.note("%s", rotatedNote(p, store.Rotated{Path: path, Of: of}))
 				continue
 			}
 			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
@@ -120,6 +142,11 @@ func (f *feeder) join(pattern, path string, fi os.FileInfo) error {
 			f.note("feed: %s matches --glob %s but is the file of store %s (%s), renamed: it is read as that store, not as a new one", path, pattern, s.ID, s.Path)
 			return nil
 		}
+	}
+	if other := f.claimedBy(id, path); other != "" {
+		g.refused[path] = true
+		f.note("feed: %s matches --glob %s but is a generation of store %s, renamed: its entries are that store's, not read again", path, pattern, other)
+		return nil
 	}
 	s, err := f.openStream(Store{ID: id, Path: path}, len(f.streams), true, true)
 	if err != nil {

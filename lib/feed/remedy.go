@@ -22,6 +22,11 @@ import (
 // goes on where it stopped and counts every entry of both; else the new
 // lines start a store of their own, under a new id.
 func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
+	if len(st.History) == 0 && len(m.Gens) > 0 {
+		if e := historyErr(st, m); e != nil {
+			return e
+		}
+	}
 	var rep *store.ReplacedError
 	if !errors.As(err, &rep) {
 		return f.storeErr(st, err)

@@ -1,5 +1,5 @@
 // Package protocol parses and formats the line protocol between feed and a
-// consumer (SPEC §3).
+// consumer (docs/design.md §3).
 //
 // feed writes header lines (feed, store, batch, skip, idle, end) on the
 // consumer's stdin, each batch header followed by its entries verbatim; the
@@ -35,7 +35,7 @@ const Version = "1"
 // Kind is the kind of a feed → consumer header line.
 type Kind int
 
-// The header kinds of SPEC §3. KindUnknown is a line of a kind this version
+// The header kinds of docs/design.md §3. KindUnknown is a line of a kind this version
 // does not know; a consumer ignores it.
 const (
 	KindUnknown Kind = iota

@@ -36,8 +36,10 @@ stops tgpush (exit 1) naming the bucket and the fix. A tape replaced under it
 (tally --provision --replace) stops it too.
 
 --from (first run only): start (default), end (only buckets sealed from now
-on) or an RFC 3339 time (buckets starting at it or later). --once pushes what
-is sealed now and exits. Secrets come only from files.
+on) or an RFC 3339 time (buckets starting at it or later; kept in the
+cursor, so later runs skip the buckets before it too). --once pushes what
+is sealed now and exits. Secrets come only from files: a header that
+carries one is given with --header-file NAME=FILE.
 
 Examples:
    tgpush --url http://127.0.0.1:9090/api/v1/write /srv/tally/web
@@ -66,7 +68,7 @@ func newApp(stdout, stderr io.Writer, tty bool, o **Options) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgpush",
 		Usage:       "push a tally store's sealed buckets by Prometheus remote write",
-		UsageText:   "tgpush [--url URL] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--ca-file F] [--cert-file F --key-file F] [-q] TALLYSTORE",
+		UsageText:   "tgpush [--url URL] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--header-file K=F]... [--ca-file F] [--cert-file F --key-file F] [-q] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -107,7 +109,8 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "bearer-token-file", Usage: "send the token in `FILE` as Authorization: Bearer"},
 		&cli.StringFlag{Name: "basic-auth-user", Usage: "basic auth as `USER` (the password from --basic-auth-password-file)"},
 		&cli.StringFlag{Name: "basic-auth-password-file", Usage: "the basic auth password is in `FILE`"},
-		&cli.StringSliceFlag{Name: "header", Usage: "send the header `K=V` (repeat; a tenant's X-Scope-OrgID=…)"},
+		&cli.StringSliceFlag{Name: "header", Usage: "send the header `K=V` (repeat; a tenant's X-Scope-OrgID=…; no credential: see --header-file)"},
+		&cli.StringSliceFlag{Name: "header-file", Usage: "send the header K with the secret value in FILE (`K=FILE`; repeat; an X-Api-Key)"},
 		&cli.StringFlag{Name: "ca-file", Usage: "trust the CA certificates in `FILE` (PEM) for https"},
 		&cli.StringFlag{Name: "cert-file", Usage: "present the client certificate in `FILE` (PEM; with --key-file)"},
 		&cli.StringFlag{Name: "key-file", Usage: "the client certificate's key is in `FILE` (PEM)"},
@@ -156,15 +159,11 @@ func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
 	if o.Labels, err = parseLabels(c.StringSlice("label")); err != nil {
 		return nil, command.Usage(err)
 	}
-	for _, h := range c.StringSlice("header") {
-		k, v, ok := strings.Cut(h, "=")
-		if !ok || k == "" || strings.ContainsAny(k, " :\t") {
-			return nil, command.Usagef("tgpush: --header %s is not NAME=VALUE", h)
-		}
-		if strings.EqualFold(k, "Authorization") {
-			return nil, command.Usagef("tgpush: --header Authorization would put a secret on the command line; use --bearer-token-file or --basic-auth-password-file")
-		}
-		o.Auth.Headers = append(o.Auth.Headers, [2]string{k, v})
+	if o.Auth.Headers, err = headers(c.StringSlice("header")); err != nil {
+		return nil, err
+	}
+	if o.Auth.HeaderFiles, err = headerFiles(c.StringSlice("header-file")); err != nil {
+		return nil, err
 	}
 	if err := checkAuth(&o.Auth); err != nil {
 		return nil, err
@@ -183,12 +182,91 @@ func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
 func receiverURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, command.Usagef("tgpush: --url %q is not an http:// or https:// URL such as %s", s, DefaultURL)
+		shown, _, _ := strings.Cut(s, "?") // a query may hold an api_key=
+		return nil, command.Usagef("tgpush: --url %q is not an http:// or https:// URL such as %s", shown, DefaultURL)
 	}
 	if u.User != nil {
 		return nil, command.Usagef("tgpush: --url holds credentials; give them as --basic-auth-user and --basic-auth-password-file instead")
 	}
 	return u, nil
+}
+
+// headers checks --header K=V: a header name and a value HTTP can carry,
+// and no credential (it would show in ps and in the shell's history).
+func headers(args []string) ([][2]string, error) {
+	var out [][2]string
+	for _, h := range args {
+		k, v, ok := strings.Cut(h, "=")
+		switch {
+		case !ok || !validHeaderName(k):
+			// Only the name is quoted: "X-Api-Key: secret" is a value typed wrong.
+			name := h[:strings.IndexAny(h+"=", "=: ")]
+			return nil, command.Usagef("tgpush: --header %q… is not NAME=VALUE with an HTTP header name", name)
+		case strings.EqualFold(k, "Authorization"):
+			return nil, command.Usagef("tgpush: --header Authorization would put a secret on the command line; use --bearer-token-file or --basic-auth-password-file")
+		case credentialHeader(k):
+			return nil, command.Usagef("tgpush: --header %s would put a secret on the command line; give it with --header-file %s=FILE (the value alone in FILE), or use --bearer-token-file or --basic-auth-password-file", k, k)
+		case !validHeaderValue(v):
+			return nil, command.Usagef("tgpush: --header %s: the value holds a control character (a newline?), which no header value may; give it on one line", k)
+		}
+		out = append(out, [2]string{k, v})
+	}
+	return out, nil
+}
+
+// headerFiles checks --header-file K=FILE; the file is read at start.
+func headerFiles(args []string) ([][2]string, error) {
+	var out [][2]string
+	for _, h := range args {
+		k, f, ok := strings.Cut(h, "=")
+		switch {
+		case !ok || !validHeaderName(k) || f == "":
+			return nil, command.Usagef("tgpush: --header-file %q is not NAME=FILE with an HTTP header name", h)
+		case strings.EqualFold(k, "Authorization"):
+			return nil, command.Usagef("tgpush: --header-file Authorization: use --bearer-token-file or --basic-auth-password-file, which say which credential it is")
+		}
+		out = append(out, [2]string{k, f})
+	}
+	return out, nil
+}
+
+// credentialHeader reports whether a header's name says it carries a
+// credential: Authorization, Proxy-Authorization, and any name with key,
+// token, secret, password or auth in it (X-Api-Key, X-Auth-Token).
+func credentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"auth", "key", "token", "secret", "password", "passwd", "cookie"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// validHeaderName reports whether s is an HTTP token (RFC 9110 §5.6.2).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether s can be a header's value: no control
+// byte but a tab (a newline would end the header, and Go's client refuses
+// the request, which tgpush would retry forever).
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func checkAuth(a *Auth) error {

@@ -22,12 +22,15 @@ import (
 // group the receiver took, the tape's identity, and that group's bucket.
 //
 // The file is one line: "tgpush v=1 offset=N dev=D ino=I sig=HEX
-// siglen=L bucket=RFC3339 width=D". It holds no URL, header or secret.
+// siglen=L bucket=RFC3339 width=D [from=RFC3339]". It holds no URL, header
+// or secret. from= is the first run's --from TIME, kept so that every later
+// run, after a kill too, skips the buckets before it.
 type Cursor struct {
 	Offset int64
 	ID     identity
 	Bucket int64         // the last pushed group's bucket start (0 with Offset 0)
 	Width  time.Duration // its width
+	From   int64         // buckets starting before it are never pushed (0: no bound)
 }
 
 // DefaultCursor is the cursor of pushes to url from the tally store in dir:
@@ -56,7 +59,11 @@ func loadCursor(path string) (c Cursor, ok bool, err error) {
 
 var cursorKeys = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width"}
 
-func parseCursor(s string) (Cursor, error) {
+func parseCursor(text string) (Cursor, error) {
+	s, from, err := cutFrom(text)
+	if err != nil {
+		return Cursor{}, err
+	}
 	var c Cursor
 	line, ok := strings.CutSuffix(s, "\n")
 	var w protocol.Words
@@ -94,7 +101,26 @@ func parseCursor(s string) (Cursor, error) {
 	if c.ID.SigLen > sigSpan {
 		errs = append(errs, fmt.Errorf("siglen=%d is over %d", c.ID.SigLen, sigSpan))
 	}
+	c.From = from
 	return c, errors.Join(errs...)
+}
+
+// cutFrom takes the optional last key of a cursor's line, from=TIME, off
+// it; a line without one is returned as it is.
+func cutFrom(s string) (string, int64, error) {
+	i := strings.LastIndex(s, " from=")
+	if i < 0 {
+		return s, 0, nil
+	}
+	v, nl := strings.CutSuffix(s[i+len(" from="):], "\n")
+	if !nl || strings.ContainsAny(v, " \n") {
+		return s, 0, nil // not the last key of one line: the line's parser says what is wrong
+	}
+	t, err := tape.ParseTime(v)
+	if err != nil || t == 0 {
+		return s, 0, fmt.Errorf("from=%s is not a time", v)
+	}
+	return s[:i] + "\n", t, nil
 }
 
 func (c Cursor) format() []byte {
@@ -102,6 +128,10 @@ func (c Cursor) format() []byte {
 	b = tape.AppendTime(b, c.Bucket)
 	b = append(b, " width="...)
 	b = tape.AppendDuration(b, c.Width)
+	if c.From != 0 {
+		b = append(b, " from="...)
+		b = tape.AppendTime(b, c.From)
+	}
 	return append(b, '\n')
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestACursorReadsBackAsItWasSaved(t *testing.T) {
@@ -20,6 +21,13 @@ func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 	if want := "tgpush v=1 offset=45975 dev=65024 ino=9978322 sig=e12ffae5 siglen=256 bucket=2026-12-01T10:35:30Z width=10s\n"; string(c.format()) != want {
 		t.Errorf("format %q, want %q", c.format(), want)
 	}
+	c.From = 1796121340 * 1e9
+	if err := c.save(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := loadCursor(path); err != nil || got != c || !strings.HasSuffix(string(c.format()), " from=2026-12-01T10:35:40Z\n") {
+		t.Fatalf("read back %+v %v from %q, want %+v", got, err, c.format(), c)
+	}
 }
 
 func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
@@ -30,6 +38,8 @@ func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
 		"tgpush v=1 offset=-1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
 		"tgpush v=1 dev=1 offset=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
 		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=999 bucket=2026-12-01T10:35:30Z width=10s\n",
+		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s from=soon\n",
+		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s to=2026-12-01T10:35:30Z\n",
 	} {
 		if _, err := parseCursor(text); err == nil {
 			t.Errorf("%q parsed", text)
@@ -64,14 +74,37 @@ func FuzzParseLabels(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// What is taken is two distinct, valid names, sorted, with their values.
-		if len(ls) != 2 || ls[0].Name >= ls[1].Name || strings.HasPrefix(ls[0].Name, "__") {
+		// What is taken is two distinct, valid names, sorted, with their
+		// values, none empty (Prometheus would drop it) and all UTF-8.
+		if len(ls) != 2 || ls[0].Name >= ls[1].Name || strings.HasPrefix(ls[0].Name, "__") ||
+			ls[0].Value == "" || ls[1].Value == "" || !utf8.ValidString(ls[0].Value+ls[1].Value) {
 			t.Fatalf("%q %q gave %+v", a, b, ls)
 		}
 		for _, l := range ls {
 			if !strings.HasPrefix(a, l.Name+"="+l.Value) && !strings.HasPrefix(b, l.Name+"="+l.Value) {
 				t.Fatalf("%q %q gave %+v", a, b, ls)
 			}
+		}
+	})
+}
+
+func FuzzHeaders(f *testing.F) {
+	f.Add("X-Scope-OrgID=web")
+	f.Add("X-Api-Key=hunter2")
+	f.Add("X-Scope-OrgID=a\nb")
+	f.Fuzz(func(t *testing.T, h string) {
+		hs, err := headers([]string{h})
+		if err != nil {
+			// Only the name, before any = : or space, may be quoted.
+			if name := h[:strings.IndexAny(h+"=", "=: ")]; strings.Contains(err.Error(), "hunter2") && !strings.Contains(name, "hunter2") {
+				t.Fatalf("%q: the secret is in %v", h, err)
+			}
+			return
+		}
+		// What is taken is a header HTTP carries, and no credential.
+		k, v := hs[0][0], hs[0][1]
+		if k+"="+v != h || !validHeaderName(k) || credentialHeader(k) || strings.ContainsAny(v, "\r\n\x00") {
+			t.Fatalf("%q gave %q", h, hs)
 		}
 	})
 }

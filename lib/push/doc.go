@@ -14,7 +14,12 @@
 //
 // Invariants:
 //   - Only whole groups are sent: records after the tape's last seal (a
-//     group being written, or a torn last line) wait for their seal.
+//     group being written, or a torn last line) wait for their seal, and a
+//     line that is no record (tape.Parse refuses it, as tgread and tgcheck
+//     do) stops tgpush before the group it is in. Only a well-formed record
+//     of a kind added later (tape.ErrUnknownKind) is passed over.
+//   - A first run's --from TIME is kept in the cursor (from=): no later
+//     run pushes a bucket starting before it.
 //   - The cursor (the tape's byte offset just past a seal, with the tape's
 //     identity) is advanced only after the receiver answered 2xx for every
 //     sample before it, and is replaced atomically: after a kill -9 the
@@ -23,11 +28,15 @@
 //     duplicates. The receiver therefore holds exactly the tape's values.
 //   - Nothing is dropped on a fault: a receiver down, a timeout, a 5xx or a
 //     429 is retried with capped exponential backoff for as long as it
-//     lasts, with one note per change of state; any other answer stops
-//     tgpush non-zero, naming the bucket refused and the fix.
+//     lasts, with one note per change of state; any other answer (a 3xx,
+//     which is not followed, another 4xx, a 501 or 505, a TLS failure, an
+//     https:// URL answered in plain http) stops tgpush non-zero, naming
+//     the bucket refused and the fix.
 //   - One tgpush per cursor at a time (a lock beside the cursor); a tape
 //     replaced under it (tally --provision --replace) stops it.
 //   - A secret is read only from a file and never printed, never written to
-//     the cursor or a note.
+//     the cursor or a note: a --header whose name says it carries one is
+//     refused (--header-file takes it), and a URL's query and userinfo are
+//     left out of every message.
 //   - Memory is bounded by one batch of groups, not by the tape.
 package push

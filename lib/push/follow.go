@@ -1,12 +1,12 @@
 package push
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/timbertally/timbertally/lib/tape"
 )
@@ -143,12 +143,12 @@ func (fl *follower) read(limit int64, maxGroups int) ([]Group, error) {
 		at := pos
 		pos += int64(len(line)) + 1
 		rec, err := tape.Parse(line)
+		if errors.Is(err, tape.ErrUnknownKind) {
+			fl.quirk(at, string(line))
+			continue // a record kind added after this tgpush: it carries no sample
+		}
 		if err != nil {
-			if unknownKind(line) {
-				fl.quirk(at, string(line))
-				continue // a record kind added after this tgpush: it carries no sample
-			}
-			return groups, fmt.Errorf("tgpush: %s, the line at byte %d: %v; it was not written by tally, or was damaged (tgcheck says more)", fl.path, at, err)
+			return groups, fl.damaged(at, err)
 		}
 		switch rec.Kind {
 		case tape.Series:
@@ -177,19 +177,8 @@ func (fl *follower) quirk(off int64, text string) {
 	}
 }
 
-// unknownKind reports whether line starts with a word that is neither a
-// time nor a record kind this tgpush knows: a kind added to the tape later
-// (versions are additive), which carries no sample. A known kind that does
-// not parse is damage, never skipped.
-func unknownKind(line []byte) bool {
-	word, _, _ := bytes.Cut(line, []byte(" "))
-	if len(word) == 0 || word[0] >= '0' && word[0] <= '9' {
-		return false
-	}
-	for _, k := range []tape.Kind{tape.Seal, tape.Late, tape.Drop, tape.Cap, tape.End} {
-		if string(word) == k.String() {
-			return false
-		}
-	}
-	return true
+// damaged explains a line that is no record: the groups before it are
+// whole and the tape's, the one it is in is not pushed at all.
+func (fl *follower) damaged(at int64, err error) error {
+	return fmt.Errorf("tgpush: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); the bucket it is in and every later one were not pushed, only the whole buckets before it; re-make the tape from its logs (tally --provision --replace %s, then feed --reset into tally --run) and push the new one as tgpush then says", fl.path, at, err, filepath.Dir(fl.path), filepath.Dir(fl.path))
 }

@@ -68,10 +68,13 @@ func Run(ctx context.Context, o *Options) error {
 	defer fl.Close()
 	p := &pusher{o: o, fl: fl, quirked: map[string]bool{}}
 	fl.quirks = p.quirk
-	if err := p.start(); err != nil {
+	// The secrets are read before start saves a first run's cursor: a
+	// missing token file must leave no cursor that refuses the --from of
+	// the run that fixes it.
+	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
 		return err
 	}
-	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
+	if err := p.start(); err != nil {
 		return err
 	}
 	if o.Once {
@@ -99,7 +102,7 @@ func (p *pusher) start() error {
 		return err
 	}
 	if ok {
-		if p.o.From != "" {
+		if p.o.From != "" && !p.sameFrom(cur) {
 			return command.Usagef("tgpush: the cursor %s already says where to resume (%s); --from is for a first run: leave it out, or remove the cursor to start elsewhere", p.o.Cursor, p.resumesAt(cur))
 		}
 		same, err := p.fl.same(cur.ID)
@@ -113,7 +116,7 @@ func (p *pusher) start() error {
 		if !same || size < cur.Offset {
 			return p.replacedError(cur)
 		}
-		p.cur, p.fl.off = cur, cur.Offset
+		p.cur, p.fl.off, p.skip = cur, cur.Offset, cur.From
 		if cur.Offset > 0 {
 			p.last = tape.Record{Kind: tape.Seal, Start: cur.Bucket, Width: cur.Width}
 		}
@@ -136,9 +139,22 @@ func (p *pusher) start() error {
 		if err != nil {
 			return command.Usagef("tgpush: --from %s is not start, end or an RFC 3339 time (2026-10-10T13:55:30Z)", from)
 		}
+		// Saved now, before anything is pushed: a run killed before its
+		// first push, or one that found nothing from t on, must leave the
+		// next to skip the buckets before t too.
 		p.skip = t.UnixNano()
+		p.cur = Cursor{ID: p.fl.id, From: p.skip}
+		return p.cur.save(p.o.Cursor)
 	}
 	return nil
+}
+
+// sameFrom reports whether --from repeats the lower bound the cursor
+// already keeps: a first run started again as it was, which changes
+// nothing.
+func (p *pusher) sameFrom(cur Cursor) bool {
+	t, err := time.Parse(time.RFC3339Nano, p.o.From)
+	return err == nil && cur.From != 0 && t.UnixNano() == cur.From
 }
 
 // lastSeal is the tape's last seal and the offset just past it (0 when it
@@ -287,9 +303,13 @@ func (p *pusher) add(b *batch, g Group) {
 // send sends one group's batch, in requests of at most MaxSamples
 // samples, and saves the cursor past it once the receiver took them all.
 func (p *pusher) send(ctx context.Context, b *batch) error {
+	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
 	for _, req := range b.requests(p.o.MaxSamples) {
 		if err := p.s.send(ctx, req); err != nil {
-			return p.refusedError(err, b)
+			return p.refusedError(err, b, taken)
+		}
+		for _, ts := range req.Timeseries {
+			taken += len(ts.Samples)
 		}
 	}
 	last := b.groups[len(b.groups)-1]
@@ -300,7 +320,7 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 			id, p.fl.id = fresh, fresh
 		}
 	}
-	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width}
+	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width, From: p.skip}
 	for _, g := range b.groups {
 		if g.sealed() {
 			p.cur.Bucket, p.cur.Width = g.Seal.Start, g.Seal.Width
@@ -322,10 +342,14 @@ func (p *pusher) behind(size int64) int64 { return size - p.fl.off }
 func (p *pusher) resumes() string { return p.resumesAt(p.cur) }
 
 func (p *pusher) resumesAt(c Cursor) string {
-	if c.Offset == 0 {
-		return "at the tape's start"
+	from := ""
+	if c.From != 0 {
+		from = ", with the buckets from " + timeText(c.From)
 	}
-	return "after the bucket at " + timeText(c.Bucket)
+	if c.Offset == 0 {
+		return "at the tape's start" + from
+	}
+	return "after the bucket at " + timeText(c.Bucket) + from
 }
 
 func (p *pusher) note(msg string) {
@@ -353,6 +377,9 @@ func (p *pusher) quirk(off int64, text string) {
 func (p *pusher) replacedError(c Cursor) error {
 	pushed := "nothing of the old tape was pushed"
 	how := fmt.Sprintf("remove the cursor %s and run tgpush again (--from start)", p.o.Cursor)
+	if c.From != 0 {
+		how = fmt.Sprintf("remove the cursor %s and run tgpush --from %s again", p.o.Cursor, timeText(c.From))
+	}
 	if c.Offset > 0 {
 		next := timeText(c.Bucket + int64(c.Width))
 		pushed = "the old one was pushed through the bucket at " + timeText(c.Bucket)
@@ -362,32 +389,95 @@ func (p *pusher) replacedError(c Cursor) error {
 }
 
 // refusedError explains an answer that retrying cannot change.
-func (p *pusher) refusedError(err error, b *batch) error {
+func (p *pusher) refusedError(err error, b *batch, taken int) error {
 	var ref *Refused
 	if !errors.As(err, &ref) {
 		return err
 	}
 	where := fmt.Sprintf("%s (nothing from it on was pushed; the next run resumes %s)", b.span(), p.resumes())
+	if taken > 0 { // no request spans two groups, but a group may span requests
+		where = fmt.Sprintf("%s (the receiver took %d of its %d samples in the requests before, the same values the next run sends again with the rest; nothing after it was pushed; the next run resumes %s)", b.span(), taken, b.samples, p.resumes())
+	}
 	text := clip(ref.Text)
+	status := fmt.Sprintf("%d %s", ref.Status, http.StatusText(ref.Status))
 	switch {
+	case ref.Plain:
+		return fmt.Errorf("tgpush: the receiver speaks plain http, not https, at %s; give an http:// --url (%s), or give the receiver TLS, and run tgpush again", where, httpURL(p.o.URL))
 	case ref.Status == 0:
 		return fmt.Errorf("tgpush: TLS with the receiver failed at %s: %s; for a certificate signed by your own CA give --ca-file, for a receiver that wants a client certificate --cert-file and --key-file, for one that speaks plain http an http:// --url", where, text)
+	case ref.Status/100 == 3:
+		loc := "no Location"
+		if ref.Location != "" {
+			loc = ref.Location
+		}
+		return fmt.Errorf("tgpush: the receiver redirected %s (%s) to %s, which tgpush does not follow (a redirected POST may lose its samples); if that is the receiver's remote-write endpoint, give it as --url and run tgpush again", where, status, loc)
 	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
-		return fmt.Errorf("tgpush: the receiver refused the credentials (%d %s) at %s; %s, then run tgpush again", ref.Status, http.StatusText(ref.Status), where, p.credentialFix())
+		return fmt.Errorf("tgpush: the receiver refused the credentials (%s) at %s; %s, then run tgpush again", status, where, p.credentialFix())
+	case ref.Status == http.StatusNotFound || ref.Status == http.StatusMethodNotAllowed:
+		return fmt.Errorf("tgpush: the receiver has no remote-write endpoint at --url %s (%s) at %s: %s; check --url's path, e.g. /api/v1/write for Prometheus (run with --web.enable-remote-write-receiver) and for VictoriaMetrics, /api/v1/push for Mimir and Cortex, /api/v1/receive for Thanos Receive, then run tgpush again", redacted(p.o.URL), status, where, text)
 	case ref.Status == http.StatusRequestEntityTooLarge:
 		return fmt.Errorf("tgpush: the receiver refused %s as too large (413); give a lower --max-samples (now %d) and run tgpush again", where, p.o.MaxSamples)
+	case ref.Status == http.StatusNotImplemented || ref.Status == http.StatusHTTPVersionNotSupported:
+		return fmt.Errorf("tgpush: the receiver does not implement what remote write needs (%s) at %s: %s; check that --url names a remote-write receiver (Prometheus needs --web.enable-remote-write-receiver), then run tgpush again", status, where, text)
 	case strings.Contains(ref.Text, "HTTP request to an HTTPS server"):
 		return fmt.Errorf("tgpush: the receiver speaks https, not http, at %s; give --url https://… (with --ca-file for your own CA) and run tgpush again", where)
+	case strings.Contains(ref.Text, "out of order") || strings.Contains(ref.Text, "duplicate sample"):
+		return p.orderError(b, where, text)
+	case ref.Status == http.StatusBadRequest && tooOld(ref.Text):
+		return p.backfillError(b, where, text)
 	}
-	if strings.Contains(ref.Text, "out of order") || strings.Contains(ref.Text, "duplicate sample") {
-		return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
+	return fmt.Errorf("tgpush: the receiver refused %s (%s): %s; fix what it names and run tgpush again", where, status, text)
+}
+
+// tooOld reports whether a receiver's answer says the samples are older
+// than it takes: Prometheus' "out of bounds", Mimir's "too old".
+func tooOld(text string) bool {
+	t := strings.ToLower(text)
+	return strings.Contains(t, "out of bounds") || strings.Contains(t, "too old") || strings.Contains(t, "too far in the past")
+}
+
+// orderError explains an "out of order" or "duplicate sample": the tape's
+// own order when it has this bucket after a later one (a fragment, the old
+// defect), else another writer of the same series.
+func (p *pusher) orderError(b *batch, where, text string) error {
+	// The cursor is past the last bucket pushed, so a group at or before
+	// it is the tape's own: a second group for a bucket it sealed already.
+	if at := b.groups[0].at; p.cur.Offset > 0 && at <= p.cur.Bucket {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
 	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
+}
+
+// backfillError advises the OpenMetrics path for buckets older than the
+// receiver takes; the backfill carries the --label labels, so its series
+// are the ones tgpush pushes.
+func (p *pusher) backfillError(b *batch, where, text string) error {
 	restart := "run tgpush --from T"
 	if _, err := os.Stat(p.o.Cursor); err == nil {
 		restart = fmt.Sprintf("remove the cursor %s and run tgpush --from T", p.o.Cursor)
 	}
-	return fmt.Errorf("tgpush: the receiver refused %s: %s; if the samples are older than it takes (out of bounds, too old), backfill those buckets another way (tgread --format openmetrics --from %s --to T %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes; otherwise fix what the receiver names and run tgpush again",
-		where, text, timeText(b.groups[0].at), p.o.Dir, restart)
+	var labels strings.Builder
+	for _, l := range p.o.Labels {
+		labels.WriteString(" --label " + shellWord(l.Name+"="+l.Value))
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; the samples are older than it takes: backfill those buckets another way (tgread --format openmetrics --from %s --to T%s %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes",
+		where, text, timeText(b.groups[0].at), labels.String(), shellWord(p.o.Dir), restart)
+}
+
+// httpURL is --url with http:// for https://, redacted.
+func httpURL(u *url.URL) string {
+	c := *u
+	c.Scheme = "http"
+	return redacted(&c)
+}
+
+// shellWord quotes s for a shell when it needs it, so that an advised
+// command runs as written.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // credentialFix names the flags that give the credentials tgpush sent.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,6 +33,8 @@ type fakeReceiver struct {
 	n       int
 	samples []string // "metric{labels} ms value" of every request answered 2xx
 	headers []http.Header
+	text    map[int]string // what an answer of a status says after "answer N" (set before the first request)
+	header  http.Header    // headers every answer carries (set before the first request)
 }
 
 func newFake(t *testing.T, answer func(n int, req *prompb.WriteRequest, h http.Header) int) *fakeReceiver {
@@ -73,8 +76,11 @@ func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	for k, v := range f.header {
+		w.Header()[k] = v
+	}
 	w.WriteHeader(status)
-	fmt.Fprintf(w, "answer %d", status)
+	fmt.Fprintf(w, "answer %d%s", status, f.text[status])
 }
 
 // syncBuffer is a bytes.Buffer that tgpush may write while the test reads.
@@ -281,13 +287,14 @@ func TestARefusedBucketStopsTgpushNamingItWithTheBucketsBeforeItPushed(t *testin
 		}
 		return 200
 	})
+	f.text = map[int]string{400: ": out of bounds"}
 	dir := store(t, threeGroups)
-	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	code, stderr := tgpush(context.Background(), "--once", "--label", "host=web 1", "--label", "dc=eu", "--url", f.url(), dir)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
-	for _, want := range []string{"refused the bucket at 2026-12-01T10:35:40Z", "answer 400", "the next run resumes after the bucket at 2026-12-01T10:35:30Z",
-		"tgread --format openmetrics --from 2026-12-01T10:35:40Z", "tgpush --from T"} {
+	for _, want := range []string{"refused the bucket at 2026-12-01T10:35:40Z", "answer 400: out of bounds", "the next run resumes after the bucket at 2026-12-01T10:35:30Z",
+		"tgread --format openmetrics --from 2026-12-01T10:35:40Z --to T --label dc=eu --label 'host=web 1' " + dir + " > backfill.om", "tgpush --from T"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -534,4 +541,269 @@ func TestARequestTooLargeStopsTgpushNamingMaxSamples(t *testing.T) {
 		t.Fatalf("--max-samples 2: exit %d: %s", code, stderr)
 	}
 	sameSamples(t, f.got(), threeGroupsSamples)
+}
+
+func TestADamagedLineInsideAGroupStopsTgpushBeforeThatGroupNamingItsByte(t *testing.T) {
+	for _, bad := range []string{"garbage here", "\x00\x00\x00\x00\x00\x00"} {
+		f := newFake(t, nil)
+		// The damaged line sits inside the second group, after its first series.
+		at := strings.Index(threeGroups, "!cap 2026-12-01T10:35:40Z")
+		dir := store(t, threeGroups[:at]+bad+"\n"+threeGroups[at:])
+		code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+		if code != 1 {
+			t.Fatalf("%q: exit %d, want 1: %s", bad, code, stderr)
+		}
+		for _, want := range []string{fmt.Sprintf("the line at byte %d:", at), "tgcheck --scan " + dir, "tgread and tgcheck refuse it too"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%q: stderr lacks %q: %s", bad, want, stderr)
+			}
+		}
+		if strings.Contains(stderr, "passed over") {
+			t.Errorf("%q: passed over as a later kind: %s", bad, stderr)
+		}
+		var first []string // the whole first group, and nothing of the damaged one
+		for _, s := range threeGroupsSamples {
+			if strings.Contains(s, fmt.Sprintf(" %d ", b1)) {
+				first = append(first, s)
+			}
+		}
+		sameSamples(t, f.got(), first)
+	}
+}
+
+func TestFromTimeIsKeptInTheCursorSoEveryLaterRunSkipsTheBucketsBeforeIt(t *testing.T) {
+	// A first run with --from whose receiver never takes a sample, stopped
+	// before it pushed anything (as a kill would).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	down := newFake(t, func(int, *prompb.WriteRequest, http.Header) int { cancel(); return http.StatusServiceUnavailable })
+	dir := store(t, threeGroups)
+	cursor := filepath.Join(t.TempDir(), "c")
+	if code, stderr := tgpush(ctx, "--cursor", cursor, "--from", "2026-12-01T10:35:40Z", "--url", down.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f := newFake(t, nil)
+	if code, stderr := tgpush(context.Background(), "--once", "--cursor", cursor, "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var want []string // the buckets from 10:35:40 on, and none before
+	for _, s := range threeGroupsSamples {
+		if !strings.Contains(s, fmt.Sprintf(" %d ", b1)) {
+			want = append(want, s)
+		}
+	}
+	sameSamples(t, f.got(), want)
+
+	// A first run from a time after the whole tape pushes nothing, and a
+	// later run does not push the buckets before that time appended since.
+	g := newFake(t, nil)
+	if code, stderr := tgpush(context.Background(), "--once", "--from", "2030-01-01T00:00:00Z", "--url", g.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	appendTape(t, dir, "2026-12-01T10:36:00Z requests 9\nseal 2026-12-01T10:36:00Z width=10s entries=9\n")
+	code, stderr := tgpush(context.Background(), "--once", "--url", g.url(), dir)
+	if code != 0 || len(g.got()) != 0 {
+		t.Fatalf("exit %d, took %q: %s", code, g.got(), stderr)
+	}
+	if c, ok, err := loadCursor(DefaultCursor(dir, g.url())); err != nil || !ok || c.From != 1893456000*1e9 {
+		t.Errorf("cursor %+v %v %v, want from=2030-01-01T00:00:00Z", c, ok, err)
+	}
+	// Repeating the first run's --from changes nothing and is not refused.
+	if code, stderr := tgpush(context.Background(), "--once", "--from", "2030-01-01T00:00:00Z", "--url", g.url(), dir); code != 0 || len(g.got()) != 0 {
+		t.Fatalf("exit %d, took %q: %s", code, g.got(), stderr)
+	}
+}
+
+// refusal runs tgpush --once against a receiver and returns its exit
+// status and stderr, failing the test when tgpush retries past a few
+// seconds (an answer it should have stopped on).
+func refusal(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	code, stderr := tgpush(ctx, append([]string{"--once"}, args...)...)
+	if ctx.Err() != nil {
+		t.Fatalf("%q still retried after 5s: %s", args, stderr)
+	}
+	return code, stderr
+}
+
+func TestAnHTTPSURLToAPlainHTTPReceiverStopsTgpushAdvisingAnHTTPURL(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	u := strings.Replace(f.url(), "http://", "https://", 1)
+	code, stderr := refusal(t, "--url", u, dir)
+	if code != 1 || !strings.Contains(stderr, "speaks plain http, not https") || !strings.Contains(stderr, "give an http:// --url ("+f.url()+")") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestEachRefusalNamesItsOwnFix(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		text   string
+		want   []string
+		not    string
+	}{
+		{404, "", []string{"no remote-write endpoint at --url", "(404 Not Found)", "/api/v1/write for Prometheus", "/api/v1/push for Mimir"}, "backfill"},
+		{405, "", []string{"(405 Method Not Allowed)", "check --url's path"}, "backfill"},
+		{400, ": sample timestamp too old", []string{"older than it takes", "tgread --format openmetrics"}, "fix what it names"},
+		{400, ": label name too long", []string{"(400 Bad Request): server returned HTTP status 400 Bad Request: answer 400: label name too long; fix what it names"}, "backfill"},
+		{422, ": unprocessable", []string{"(422 Unprocessable Entity)", "answer 422: unprocessable; fix what it names"}, "backfill"},
+		{501, ": no remote write here", []string{"does not implement what remote write needs (501 Not Implemented)", "no remote write here"}, "retrying"},
+		{505, "", []string{"(505 HTTP Version Not Supported)"}, "retrying"},
+	} {
+		f := newFake(t, func(int, *prompb.WriteRequest, http.Header) int { return c.status })
+		f.text = map[int]string{c.status: c.text}
+		code, stderr := refusal(t, "--url", f.url(), store(t, threeGroups))
+		if code != 1 || strings.Contains(stderr, c.not) {
+			t.Errorf("%d: exit %d, and %q in: %s", c.status, code, c.not, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%d: stderr lacks %q: %s", c.status, w, stderr)
+			}
+		}
+		if f.n != 1 {
+			t.Errorf("%d: %d requests, want 1 (no retry)", c.status, f.n)
+		}
+	}
+}
+
+func TestARedirectStopsTgpushNamingTheLocationAndIsNotFollowed(t *testing.T) {
+	f := newFake(t, func(int, *prompb.WriteRequest, http.Header) int { return http.StatusFound })
+	f.header = http.Header{"Location": {"/login?next=/api/v1/write"}}
+	code, stderr := refusal(t, "--url", f.url(), store(t, threeGroups))
+	want := "(302 Found) to " + f.srv.URL + "/login?…, which tgpush does not follow"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr lacks %q: %s", code, want, stderr)
+	}
+	if f.n != 1 || len(f.got()) != 0 {
+		t.Errorf("%d requests, %d samples taken, want one request and none", f.n, len(f.got()))
+	}
+}
+
+func TestABucketTheTapeHasAfterALaterOneIsNamedAsTheTapesOwnOrder(t *testing.T) {
+	// Fragments: a second group for the first bucket after the third, and
+	// for the third right after it.
+	for _, frag := range []struct{ bucket, text string }{{"2026-12-01T10:35:30Z", "out of order sample"}, {"2026-12-01T10:35:50Z", "duplicate sample for timestamp"}} {
+		var newest int64 // of the requests taken before
+		f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
+			latest := newest
+			for _, ts := range req.Timeseries {
+				for _, s := range ts.Samples {
+					if s.Timestamp <= newest {
+						return http.StatusBadRequest
+					}
+					latest = max(latest, s.Timestamp)
+				}
+			}
+			newest = latest
+			return 200
+		})
+		f.text = map[int]string{400: ": " + frag.text}
+		dir := store(t, threeGroups+frag.bucket+" requests{status=\"200\"} 1\nseal "+frag.bucket+" width=10s entries=1 at=web:1100\n")
+		code, stderr := refusal(t, "--url", f.url(), dir)
+		for _, w := range []string{"refused the bucket at " + frag.bucket, frag.text, "the tape itself has this bucket again after the bucket at 2026-12-01T10:35:50Z, pushed before it", "tgcheck --scan " + dir} {
+			if code != 1 || !strings.Contains(stderr, w) {
+				t.Errorf("exit %d, stderr lacks %q: %s", code, w, stderr)
+			}
+		}
+		if strings.Contains(stderr, "another store") {
+			t.Errorf("blames another store: %s", stderr)
+		}
+	}
+}
+
+func TestHeadersThatHTTPCannotCarryOrThatCarryASecretAreUsageErrors(t *testing.T) {
+	dir := store(t, threeGroups)
+	for _, h := range []string{"X-Scope-OrgID=a\nb", "X-Scope-OrgID=a\x01", "X-Scope-OrgID=a\x7f", "X Scope=a", "=a", "X-Scope-OrgID",
+		"Authorization=Bearer hunter2", "Proxy-Authorization=Basic hunter2", "X-Api-Key: hunter2", "X-Api-Key hunter2", "X-Api-Key=hunter2", "X-Auth-Token=hunter2", "x-secret=hunter2", "X-Password=hunter2"} {
+		code, stderr := refusal(t, "--header", h, "--url", "http://127.0.0.1:1/api/v1/write", dir)
+		if code != 2 || strings.Contains(stderr, "hunter2") || !strings.Contains(stderr, "tgpush: --header") {
+			t.Errorf("--header %q: exit %d, want 2: %s", h, code, stderr)
+		}
+	}
+	if _, err := os.Stat(DefaultCursor(dir, "http://127.0.0.1:1/api/v1/write")); err == nil {
+		t.Error("a refused command line left a cursor")
+	}
+}
+
+func TestASecretHeaderIsSentFromItsFileAndNeverPrinted(t *testing.T) {
+	f := newFake(t, func(_ int, _ *prompb.WriteRequest, h http.Header) int {
+		if h.Get("X-Api-Key") == "hunter2" {
+			return 200
+		}
+		return http.StatusUnauthorized
+	})
+	key := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(key, []byte("hunter2\n"), 0o600)
+	dir := store(t, threeGroups)
+	if code, stderr := tgpush(context.Background(), "--once", "--header-file", "X-Api-Key="+key, "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+	os.WriteFile(key, []byte("hunter2\nhunter3\n"), 0o600)
+	code, stderr := tgpush(context.Background(), "--once", "--header-file", "X-Api-Key="+key, "--url", f.url(), store(t, threeGroups))
+	if code != 1 || strings.Contains(stderr, "hunter") || !strings.Contains(stderr, "holds a control character") {
+		t.Errorf("a two-line header file: exit %d: %s", code, stderr)
+	}
+}
+
+func TestAURLsQueryIsNeverPrinted(t *testing.T) {
+	f := httptest.NewUnstartedServer(http.NotFoundHandler()) // a certificate tgpush does not trust
+	f.Config.ErrorLog = log.New(io.Discard, "", 0)
+	f.StartTLS()
+	t.Cleanup(f.Close)
+	dir := store(t, threeGroups)
+	for _, u := range []string{f.URL + "/api/v1/write?api_key=hunter2", strings.Replace(f.URL, "https", "http", 1) + "/api/v1/write?api_key=hunter2"} {
+		code, stderr := refusal(t, "--url", u, dir)
+		if code != 1 || strings.Contains(stderr, "hunter2") {
+			t.Errorf("%s: exit %d: %s", u, code, stderr)
+		}
+	}
+	if code, stderr := tgpush(context.Background(), "--url", "ftp://x/?api_key=hunter2", dir); code != 2 || strings.Contains(stderr, "hunter2") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestALabelWithAnEmptyValueIsAUsageError(t *testing.T) {
+	code, stderr := refusal(t, "--label", "host=", "--url", "http://127.0.0.1:1/api/v1/write", store(t, threeGroups))
+	if code != 2 || !strings.Contains(stderr, "tgpush: --label host= has an empty value") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestAnUnreadableSecretLeavesNoCursorSoTheFixedRunTakesItsFrom(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	tok := filepath.Join(t.TempDir(), "token")
+	args := []string{"--from", "2026-12-01T10:35:40Z", "--bearer-token-file", tok, "--url", f.url(), dir}
+	if code, stderr := refusal(t, args...); code != 1 || !strings.Contains(stderr, "--bearer-token-file: cannot read it") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(DefaultCursor(dir, f.url())); err == nil {
+		t.Fatal("a run that could not read its secret saved a cursor")
+	}
+	os.WriteFile(tok, []byte("s3cret\n"), 0o600)
+	if code, stderr := refusal(t, append([]string{"--from", "end"}, args[2:]...)...); code != 0 || len(f.got()) != 0 {
+		t.Fatalf("exit %d, took %q: %s", code, f.got(), stderr)
+	}
+}
+
+func TestARefusalInsideASplitGroupSaysHowMuchOfItTheReceiverTook(t *testing.T) {
+	f := newFake(t, func(n int, _ *prompb.WriteRequest, _ http.Header) int {
+		if n == 2 {
+			return http.StatusBadRequest
+		}
+		return 200
+	})
+	code, stderr := refusal(t, "--max-samples", "2", "--url", f.url(), store(t, threeGroups))
+	// The first group has 4 samples (2 series, entries, late): 2 requests.
+	if code != 1 || !strings.Contains(stderr, "refused the bucket at 2026-12-01T10:35:30Z (the receiver took 2 of its 4 samples in the requests before") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if len(f.got()) != 2 {
+		t.Errorf("took %q, want the first request's 2 samples", f.got())
+	}
 }

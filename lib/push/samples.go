@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/read"
@@ -142,20 +141,14 @@ func (b *batch) span() string {
 
 func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
 
-// parseLabels reads --label K=V words into remote-write labels sorted by
+// parseLabels reads --label K=V words (read.ParseLabels: tgread --label
+// adds the same labels to a backfill) into remote-write labels sorted by
 // name.
 func parseLabels(args []string) ([]*prompb.Label, error) {
-	var out []*prompb.Label
-	for _, a := range args {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok || !tape.ValidLabel(k) || strings.HasPrefix(k, "__") {
-			return nil, fmt.Errorf("tgpush: --label %s is not NAME=VALUE with a Prometheus label name (not starting with __)", a)
-		}
-		if slices.ContainsFunc(out, func(l *prompb.Label) bool { return l.Name == k }) {
-			return nil, fmt.Errorf("tgpush: --label %s is given twice; give each label once", k)
-		}
-		out = append(out, &prompb.Label{Name: k, Value: v})
+	labels, err := read.ParseLabels("tgpush", args)
+	out := make([]*prompb.Label, len(labels))
+	for i, l := range labels {
+		out[i] = &prompb.Label{Name: l.Name, Value: l.Value}
 	}
-	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
-	return out, nil
+	return out, err
 }

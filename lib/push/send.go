@@ -24,6 +24,7 @@ type Auth struct {
 	BasicUser         string
 	BasicPasswordFile string
 	Headers           [][2]string // --header K=V, in order
+	HeaderFiles       [][2]string // --header-file K=FILE: a secret header's name and file
 	CAFile            string
 	CertFile, KeyFile string
 }
@@ -38,19 +39,21 @@ type sender struct {
 	tr    *transport
 	notes func(string)
 	auth  *Auth
+	url   *url.URL
 	state string // the last fault noted; "" while the receiver takes samples
 }
 
 // transport adds the credentials and headers to every request and keeps
 // the status of the last answer, which the client gives only as text.
 type transport struct {
-	base    http.RoundTripper
-	bearer  string
-	user    string
-	pass    string
-	headers [][2]string
-	mu      sync.Mutex
-	status  int
+	base     http.RoundTripper
+	bearer   string
+	user     string
+	pass     string
+	headers  [][2]string
+	mu       sync.Mutex
+	status   int
+	location string // the last answer's Location (a 3xx)
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -66,9 +69,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.base.RoundTrip(req)
 	t.mu.Lock()
-	t.status = 0
+	t.status, t.location = 0, ""
 	if err == nil {
-		t.status = resp.StatusCode
+		t.status, t.location = resp.StatusCode, resp.Header.Get("Location")
 	}
 	t.mu.Unlock()
 	return resp, err
@@ -78,6 +81,12 @@ func (t *transport) lastStatus() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.status
+}
+
+func (t *transport) lastLocation() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.location
 }
 
 // Backoff bounds the waits between retries.
@@ -92,6 +101,16 @@ func newSender(u *url.URL, auth *Auth, timeout time.Duration, backoff Backoff, n
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tlsConf
 	tr := &transport{base: base, headers: auth.Headers, user: auth.BasicUser}
+	for _, hf := range auth.HeaderFiles {
+		v, err := secret(hf[1], "--header-file "+hf[0])
+		if err != nil {
+			return nil, err
+		}
+		if !validHeaderValue(v) {
+			return nil, fmt.Errorf("tgpush: --header-file %s: the file %s holds a control character (a second line?), which no header value may; put the value alone on one line", hf[0], hf[1])
+		}
+		tr.headers = append(tr.headers, [2]string{hf[0], v})
+	}
 	if auth.BearerTokenFile != "" {
 		if tr.bearer, err = secret(auth.BearerTokenFile, "--bearer-token-file"); err != nil {
 			return nil, err
@@ -107,13 +126,45 @@ func newSender(u *url.URL, auth *Auth, timeout time.Duration, backoff Backoff, n
 	base0 := *u
 	base0.Path = ""
 	api, err := remote.NewAPI(base0.String(),
-		remote.WithAPIHTTPClient(&http.Client{Transport: tr, Timeout: timeout}),
+		remote.WithAPIHTTPClient(&http.Client{Transport: tr, Timeout: timeout, CheckRedirect: noRedirect}),
 		remote.WithAPIPath(u.Path),
 		remote.WithAPIBackoff(remote.BackoffConfig{Min: backoff.Min, Max: backoff.Max, MaxRetries: 0}))
 	if err != nil {
-		return nil, fmt.Errorf("tgpush: --url %s: %v", u.Redacted(), err)
+		return nil, fmt.Errorf("tgpush: --url %s: %v", redacted(u), err)
 	}
-	return &sender{api: api, tr: tr, notes: notes, auth: auth}, nil
+	return &sender{api: api, tr: tr, notes: notes, auth: auth, url: u}, nil
+}
+
+// noRedirect hands a 3xx back as the answer: a client that follows a 301
+// or 302 re-sends a POST as a GET without its body, which a web page may
+// answer 200 to, and the samples would count as taken.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// redacted is u for messages: without userinfo, and with its query (where
+// an api_key= may be) as "?…".
+func redacted(u *url.URL) string {
+	c := *u
+	c.User = nil
+	q := c.RawQuery != "" || c.ForceQuery
+	c.RawQuery, c.ForceQuery = "", false
+	s := c.String()
+	if q {
+		s += "?…"
+	}
+	return s
+}
+
+// scrub takes the receiver's URL, as the HTTP client quotes it in its
+// errors, out of a message.
+func (s *sender) scrub(text string) string {
+	if s.url == nil {
+		return text
+	}
+	text = strings.ReplaceAll(text, s.url.String(), redacted(s.url))
+	if s.url.RawQuery != "" {
+		text = strings.ReplaceAll(text, s.url.RawQuery, "…")
+	}
+	return text
 }
 
 // secret reads a secret from a file, without its trailing newline.
@@ -163,11 +214,13 @@ func tlsConfig(auth *Auth) (*tls.Config, error) {
 	return conf, nil
 }
 
-// Refused is a receiver's answer that retrying cannot change: a 4xx other
-// than 429, or a TLS failure.
+// Refused is a receiver's answer that retrying cannot change: a 3xx, a 4xx
+// other than 429, a 501 or 505, or a TLS failure.
 type Refused struct {
-	Status int // 0 for a TLS failure
-	Text   string
+	Status   int // 0 for a TLS failure
+	Text     string
+	Location string // a 3xx's Location
+	Plain    bool   // an https:// URL answered in plain http
 }
 
 func (r *Refused) Error() string { return r.Text }
@@ -180,12 +233,12 @@ func (s *sender) send(ctx context.Context, req *prompb.WriteRequest) error {
 	defer cancel()
 	var fatal error
 	onRetry := func(err error) {
-		if tlsFailure(err) {
-			fatal = &Refused{Text: err.Error()}
-			cancel() // a certificate does not fix itself
+		if f := s.permanent(err); f != nil {
+			fatal = f
+			cancel() // a certificate, a scheme or a missing feature does not fix itself
 			return
 		}
-		s.note(fault(err, s.tr.lastStatus()))
+		s.note(s.scrub(fault(err, s.tr.lastStatus())))
 	}
 	_, err := s.api.Write(ctx, remote.WriteV1MessageType, req, remote.WithWriteRetryCallback(onRetry))
 	switch {
@@ -197,10 +250,40 @@ func (s *sender) send(ctx context.Context, req *prompb.WriteRequest) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}
-	if tlsFailure(err) {
-		return &Refused{Text: err.Error()}
+	if f := s.permanent(err); f != nil {
+		return f
 	}
-	return &Refused{Status: s.tr.lastStatus(), Text: err.Error()}
+	return &Refused{Status: s.tr.lastStatus(), Text: s.scrub(err.Error()), Location: s.scrubLocation()}
+}
+
+// permanent returns the refusal for a failure the client would retry but
+// that retrying cannot mend, or nil: a certificate or TLS handshake
+// refused, an https:// URL answered in plain http, and a 501 or 505 (the
+// receiver lacks what the request needs).
+func (s *sender) permanent(err error) *Refused {
+	switch status := s.tr.lastStatus(); {
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return &Refused{Text: s.scrub(err.Error()), Plain: true}
+	case tlsFailure(err):
+		return &Refused{Text: s.scrub(err.Error())}
+	case status == http.StatusNotImplemented || status == http.StatusHTTPVersionNotSupported:
+		return &Refused{Status: status, Text: s.scrub(err.Error())}
+	}
+	return nil
+}
+
+// scrubLocation is the last answer's Location for messages, redacted as
+// --url is.
+func (s *sender) scrubLocation() string {
+	loc := s.tr.lastLocation()
+	if loc == "" {
+		return ""
+	}
+	u, err := s.url.Parse(loc)
+	if err != nil {
+		return strings.SplitN(loc, "?", 2)[0]
+	}
+	return redacted(u)
 }
 
 // note says when the receiver's state changes: one note for a fault

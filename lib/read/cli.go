@@ -1,4 +1,4 @@
-// Package read is tgread: it resolves tapes (SPEC §6) and prints what they
+// Package read is tgread: it resolves tapes (docs/design.md §6) and prints what they
 // say.
 //
 // Invariants:
@@ -106,7 +106,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 	a := command.Conventions(&cli.App{
 		Name:        "tgread",
 		Usage:       "resolve tally tapes and print their metrics",
-		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] [--plot] [--width N] TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] [--quantile Q,...] TALLYSTORE",
+		UsageText:   "tgread [--format F] [--metric M] [--from T] [--to T] [--step D] [--kind M=K] [--quantile Q,...] [--markers] [--by-tape] [--label K=V]... [--plot] [--width N] TALLYSTORE|TAPE|- ...\n   tgread --follow [--format F] [--metric M] [--from T] [--to T] [--quantile Q,...] [--label K=V]... TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -119,6 +119,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringSliceFlag{Name: "kind", Usage: "METRIC=" + strings.Join(doc.MetricKindWords(), "|") + " for tapes without a document (for --step and --quantile)"},
 			&cli.BoolFlag{Name: "markers", Usage: "list the markers with a total per kind instead of the values"},
 			&cli.BoolFlag{Name: "by-tape", Usage: "keep the tapes apart with a tape label instead of merging them"},
+			&cli.StringSliceFlag{Name: "label", Usage: "add `K=V` to every series that has no label K (repeat; as tgpush --label adds it)"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
 			&cli.StringSliceFlag{Name: "quantile", Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
 			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included (default: $COLUMNS, else the terminal's width, else 80)"},
@@ -181,6 +182,9 @@ func (s *settings) parse(c *cli.Context) error {
 		return command.Usage(err)
 	}
 	s.markers, s.view.byTape = c.Bool("markers"), c.Bool("by-tape")
+	if s.view.labels, err = ParseLabels("tgread", c.StringSlice("label")); err != nil {
+		return command.Usage(err)
+	}
 	s.plot, s.width = c.Bool("plot"), c.Int("width")
 	if w, ok := terminalWidth(); ok && s.plot && !c.IsSet("width") { // neither --width nor COLUMNS
 		s.width = w

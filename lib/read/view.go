@@ -27,6 +27,7 @@ type row struct {
 type view struct {
 	step   time.Duration             // 0: the tapes' own buckets
 	byTape bool                      // keep the tapes apart with a tape label
+	labels []tape.Label              // --label: added to every series that lacks them
 	kinds  map[string]doc.MetricKind // every metric's kind that is known
 }
 
@@ -130,6 +131,7 @@ func (v *view) show(src *source, s *tape.SeriesText) (*shown, error) {
 		}
 		labels = append(slices.Clip(labels), tape.Label{Name: "tape", Value: src.label()})
 	}
+	labels = withLabels(labels, v.labels)
 	sorted := slices.SortedFunc(slices.Values(labels), func(a, b tape.Label) int { return strings.Compare(a.Name, b.Name) })
 	hist := false
 	if _, own := v.kinds[s.Metric]; !own {

@@ -1,4 +1,4 @@
-// Package store reads the entries of an append-only store file (SPEC §2) with
+// Package store reads the entries of an append-only store file (docs/design.md §2) with
 // their exact positions, in large reads.
 //
 // Invariants:

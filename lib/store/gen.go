@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -188,6 +189,14 @@ func newerGeneration(path string, old, at os.FileInfo) string {
 		return ""
 	}
 	base := filepath.Base(path)
+	oldNum := -1 // old's number under its rotated name now (access.log.1: 1)
+	for _, e := range entries {
+		if suffix, ok := strings.CutPrefix(e.Name(), base); ok && rotatedSuffix.MatchString(suffix) {
+			if fi, err := e.Info(); err == nil && os.SameFile(fi, old) {
+				oldNum = rotatedNumber(suffix)
+			}
+		}
+	}
 	var mid string
 	var midTime time.Time
 	for _, e := range entries {
@@ -199,11 +208,28 @@ func newerGeneration(path string, old, at os.FileInfo) string {
 		if err != nil || os.SameFile(fi, at) || os.SameFile(fi, old) || fi.ModTime().Before(old.ModTime()) {
 			continue
 		}
+		if n := rotatedNumber(suffix); oldNum >= 0 && n >= oldNum {
+			// Numbered, a generation newer than old has a lower number:
+			// one above it is older, written within a tick of old's last
+			// write (two files written together), not skipped.
+			continue
+		}
 		if mid == "" || fi.ModTime().Before(midTime) {
 			mid, midTime = filepath.Join(filepath.Dir(path), e.Name()), fi.ModTime()
 		}
 	}
 	return mid
+}
+
+// rotatedNumber returns N of a numbered rotated suffix (".N", ".N.gz"),
+// -1 for another (a date).
+func rotatedNumber(suffix string) int {
+	num, _, _ := strings.Cut(strings.TrimPrefix(suffix, "."), ".")
+	n, err := strconv.Atoi(num)
+	if err != nil || suffix[0] != '.' {
+		return -1
+	}
+	return n
 }
 
 // findRenamed returns the open file of dir that is generation g, or nil.

@@ -17,6 +17,12 @@ import (
 // wildcard and after its last, the elements' parts joined by '.'. A byte
 // outside [A-Za-z0-9._-] becomes '_'; when the wildcards matched no text,
 // the id is the file's base name. Two files of one id are refused.
+//
+// A match named like a rotated generation of another file (RotatedOf:
+// access.log.1, access.log.2.gz, access.log-20261201 beside access.log) is
+// not a store: it is that file's history, and a rename-and-create rotation
+// would otherwise give the store's renamed file to a second store, its
+// entries counted twice.
 
 // CheckGlob says whether pattern is a glob feed can follow.
 func CheckGlob(pattern string) error {
@@ -29,29 +35,60 @@ func CheckGlob(pattern string) error {
 	return nil
 }
 
+// Rotated is a match of a glob that is another file's rotated generation.
+type Rotated struct{ Path, Of string }
+
 // Glob returns a store for every regular file matching pattern now, in
-// path order, each with its id from GlobID. Two files with one id are
-// refused, naming both.
-func Glob(pattern string) ([]Spec, error) {
+// path order, each with its id from GlobID, and the matches that are
+// rotated generations (RotatedOf, isStore as there), which are not stores.
+// Two files with one id are refused, naming both.
+func Glob(pattern string, isStore func(string) bool) ([]Spec, []Rotated, error) {
 	if err := CheckGlob(pattern); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	paths, _ := filepath.Glob(pattern) // the pattern is well formed
 	sort.Strings(paths)
 	var specs []Spec
+	var rotated []Rotated
 	byID := map[string]string{}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			continue // gone since, or a directory: not a log file
 		}
+		if of := RotatedOf(p, isStore); of != "" {
+			rotated = append(rotated, Rotated{p, of})
+			continue
+		}
 		id := GlobID(pattern, p)
 		if other, dup := byID[id]; dup {
-			return nil, IDClashError(pattern, id, other, p)
+			return nil, nil, IDClashError(pattern, id, other, p)
 		}
 		byID[id] = p
 		specs = append(specs, Spec{ID: id, Path: p})
 	}
-	return specs, nil
+	return specs, rotated, nil
+}
+
+// RotatedOf returns the file that path is a rotated generation of: a file
+// beside it (or, per isStore, a store's path, empty for a moment in a
+// rename-and-create rotation) whose name, followed by a rotated suffix
+// (".1", ".2.gz", "-20261201": the suffixes a store's renamed generations
+// are looked for under), is path's name. "" when there is none.
+func RotatedOf(path string, isStore func(string) bool) string {
+	dir, name := filepath.Split(path)
+	for i := 1; i < len(name); i++ {
+		if (name[i] != '.' && name[i] != '-') || !rotatedSuffix.MatchString(name[i:]) {
+			continue
+		}
+		of := dir + name[:i]
+		if isStore != nil && isStore(of) {
+			return of
+		}
+		if fi, err := os.Stat(of); err == nil && fi.Mode().IsRegular() {
+			return of
+		}
+	}
+	return ""
 }
 
 // IDClashError says two files of a glob map to one id.

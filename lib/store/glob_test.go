@@ -31,7 +31,7 @@ func TestAGlobNamesEveryRegularFileItMatches(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, p), nil, 0o644)
 	}
 	os.MkdirAll(filepath.Join(dir, "d/access.log"), 0o755) // a directory: not a store
-	specs, err := Glob(dir + "/*/access.log")
+	specs, _, err := Glob(dir+"/*/access.log", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestTwoFilesOfOneGlobIDAreRefusedNamingBoth(t *testing.T) {
 	for _, p := range []string{"a b.log", "a:b.log"} {
 		os.WriteFile(filepath.Join(dir, p), nil, 0o644)
 	}
-	_, err := Glob(dir + "/*.log")
+	_, _, err := Glob(dir+"/*.log", nil)
 	if err == nil || !strings.Contains(err.Error(), "a b.log and ") || !strings.Contains(err.Error(), "a:b.log one id, a_b") {
 		t.Fatalf("Glob = %v, want both files named", err)
 	}
@@ -56,5 +56,38 @@ func TestAGlobWithoutAWildcardOrMalformedIsRefused(t *testing.T) {
 		if err := CheckGlob(p); err == nil {
 			t.Errorf("CheckGlob(%q) accepted it", p)
 		}
+	}
+}
+
+func TestAGlobMatchIsNotAStoreWhenNamedAsARotatedGenerationOfAFileBesideIt(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"access.log", "access.log.1", "access.log.2.gz", "access.log-20261201", "access.log.old", "web.log"} {
+		os.WriteFile(filepath.Join(dir, p), nil, 0o644)
+	}
+	specs, rotated, err := Glob(dir+"/*.log*", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range specs {
+		ids = append(ids, s.ID)
+	}
+	if got := strings.Join(ids, " "); got != "access.log access.log.old web.log" {
+		t.Errorf("stores %q, want access.log access.log.old web.log", got)
+	}
+	if len(rotated) != 3 || rotated[0].Of != filepath.Join(dir, "access.log") {
+		t.Errorf("rotated = %+v, want the three generations of access.log", rotated)
+	}
+}
+
+func TestARotatedNameIsAGenerationOfAStoreWhosePathIsEmptyForAMoment(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "access.log")
+	os.WriteFile(live+".1", nil, 0o644) // renamed; access.log not yet created
+	if of := RotatedOf(live+".1", nil); of != "" {
+		t.Errorf("RotatedOf without the store = %q, want none", of)
+	}
+	if of := RotatedOf(live+".1", func(p string) bool { return p == live }); of != live {
+		t.Errorf("RotatedOf = %q, want %s", of, live)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // gzipMagic opens every gzip file (RFC 1952): a generation is told to be
@@ -253,6 +256,10 @@ func (r *Reader) appear(next int64) (got bool, err error) {
 		f.Close()
 		return false, &ShorterError{Path: r.path, Size: next + fi.Size(), Pos: r.drop}
 	}
+	if err := compressed(f, r.path); err != nil {
+		f.Close()
+		return false, err
+	}
 	cause := "open"
 	if n := len(r.gens); n > 0 && r.gens[n-1].Cause == "waiting" {
 		cause = "created"
@@ -282,4 +289,43 @@ func HistoryEnd(s Spec) (int64, error) {
 		n += k
 	}
 	return n, nil
+}
+
+// FindHistory returns, oldest first, the files beside path under rotated
+// names (access.log.1, access.log.2.gz) that are the older generations
+// gens records (a cursor's Where.Gens, a store named with its history),
+// told by their first bytes, decompressed, as when they were read; and
+// how many of them it found no file for. The generations from the one the
+// file at path is on are not looked for.
+func FindHistory(path string, gens []GenID) (found []string, missing int) {
+	dir, base := filepath.Split(path)
+	entries, _ := os.ReadDir(filepath.Clean(dir + "."))
+	var heads []*older
+	for _, e := range entries {
+		suffix, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !e.Type().IsRegular() || !rotatedSuffix.MatchString(suffix) {
+			continue
+		}
+		if o, err := openOlder(dir + e.Name()); err == nil {
+			heads = append(heads, o)
+		}
+	}
+	live, _ := openOlder(path)
+	for _, id := range gens {
+		if live != nil && live.starts(id) {
+			break
+		}
+		i := slices.IndexFunc(heads, func(o *older) bool { return o.starts(id) })
+		if i < 0 {
+			missing++
+			continue
+		}
+		found = append(found, heads[i].path)
+	}
+	return found, missing
+}
+
+// starts says whether o's first bytes are those generation id was signed with.
+func (o *older) starts(id GenID) bool {
+	return id.SigLen > 0 && len(o.head) >= id.SigLen && crc32.ChecksumIEEE(o.head[:id.SigLen]) == id.Sig
 }

@@ -272,3 +272,29 @@ func TestACursorInsideAnOlderGenerationNotAtALineStartIsAnError(t *testing.T) {
 		t.Fatalf("Next = %v, want the cursor refused", err)
 	}
 }
+
+// A gzip file at a store's path, alone or after its history, or appearing
+// there once waited for, is refused saying to name it as an older
+// generation: read as lines, its bytes would be entries of no format.
+func TestAGzipFileAtAStoresPathIsRefusedAsCompressed(t *testing.T) {
+	dir := t.TempDir()
+	gz := writeGen(t, dir, "p1.gz", "a\nb\n", true)
+	plain := writeGen(t, dir, "p1", "c\n", false)
+	for _, s := range []Spec{{ID: "js", Path: gz}, {ID: "js", History: []string{plain}, Path: gz}} {
+		_, err := ResumeSpec(s, Where{}, Options{MaxLine: DefaultMaxLine})
+		if err == nil || !strings.Contains(err.Error(), gz+" is gzip-compressed") || !strings.Contains(err.Error(), "ID="+gz+",PATH") {
+			t.Errorf("%+v: err = %v, want it refused as compressed", s, err)
+		}
+	}
+	late := filepath.Join(dir, "late")
+	r, err := ResumeSpec(Spec{ID: "js", History: []string{plain}, Path: late}, Where{}, Options{MaxLine: DefaultMaxLine, Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	drain(t, r, 100, 1<<20)
+	os.Rename(gz, late)
+	if _, _, err := r.Next(100, 1<<20); err == nil || !strings.Contains(err.Error(), "is gzip-compressed") {
+		t.Errorf("a gzip file appearing at the path: err = %v, want it refused", err)
+	}
+}

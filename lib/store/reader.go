@@ -46,19 +46,20 @@ type Reader struct {
 	start     int
 	end       int
 	pos       int64
-	skipFrom  int64         // >= 0 while streaming past a line over maxLine: where it began
-	held      Chunk         // an unterminated line cut by a rotation, handed out next
-	sigBuf    [SigSpan]byte // holds' read of the first bytes
-	seamBuf   [SigSpan]byte // SeamAt's read
-	wait      bool          // f is nil until the file at path exists: read it from its start then
-	history   bool          // the store was named with its older generations: Recorded lists them
-	olds      []*older      // older generations not yet read to their end, the one being read first (f is nil)
-	drop      int64         // the bytes before this position are read and dropped
-	dropIn    bool          // drop lies inside olds[0]: the generation a cursor holds
-	dropNL    bool          // the last byte dropped must be a '\n' (AtLineStart)
-	pathEvery time.Duration // Options.PathEvery
-	pathAt    time.Time     // when unchanged last looked at the path
-	ids       []GenID       // history: the generations before the first one read
+	skipFrom  int64                  // >= 0 while streaming past a line over maxLine: where it began
+	held      Chunk                  // an unterminated line cut by a rotation, handed out next
+	sigBuf    [SigSpan]byte          // holds' read of the first bytes
+	seamBuf   [SigSpan]byte          // SeamAt's read
+	wait      bool                   // f is nil until the file at path exists: read it from its start then
+	history   bool                   // the store was named with its older generations: Recorded lists them
+	olds      []*older               // older generations not yet read to their end, the one being read first (f is nil)
+	drop      int64                  // the bytes before this position are read and dropped
+	dropIn    bool                   // drop lies inside olds[0]: the generation a cursor holds
+	dropNL    bool                   // the last byte dropped must be a '\n' (AtLineStart)
+	pathEvery time.Duration          // Options.PathEvery
+	claimed   func(path string) bool // Options.Claimed
+	pathAt    time.Time              // when unchanged last looked at the path
+	ids       []GenID                // history: the generations before the first one read
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
@@ -89,6 +90,12 @@ type Options struct {
 	// PathEvery, when not 0, is how often at most a Reader at the end of
 	// its file looks at the path for a rotation (0: at every read).
 	PathEvery time.Duration
+	// Claimed, when not nil, says whether the file at the store's path is
+	// a generation of another store (a glob that matches a rotated name
+	// too): a rotation does not make it this store's next generation,
+	// which would count its entries a second time. The store stays on
+	// the file it was reading.
+	Claimed func(path string) bool
 }
 
 // Where is where reading a store resumes, as its cursor recorded it.
@@ -126,6 +133,13 @@ func ResumeSpec(s Spec, w Where, o Options) (*Reader, error) {
 	}
 	if _, err := os.Stat(s.Path); err != nil && !(o.Wait && errors.Is(err, fs.ErrNotExist)) {
 		return nil, fmt.Errorf("store: %w", pathErr(s.Path, err))
+	}
+	if f, err := os.Open(s.Path); err == nil {
+		err = compressed(f, s.Path)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	olds := make([]*older, len(s.History))
 	for i, p := range s.History {
@@ -213,9 +227,22 @@ func pathErr(path string, err error) error {
 	return err
 }
 
+// compressed refuses a gzip file as a store's live file: read as lines,
+// its bytes would be entries of no format (every one a !drop). A live
+// file is never compressed (logrotate compresses a generation once it is
+// rotated away, with delaycompress one rotation later still); only an
+// older generation, read once from its start, is decompressed.
+func compressed(f *os.File, path string) error {
+	magic := make([]byte, len(gzipMagic))
+	if n, _ := f.ReadAt(magic, 0); n < len(magic) || !bytes.Equal(magic, gzipMagic) {
+		return nil
+	}
+	return fmt.Errorf("store: %s is gzip-compressed, and a store's file at its path is read as it grows, never decompressed; name it as an older generation, before the live file: ID=%s,PATH (ID=GEN1,…,PATH, oldest first)", path, path)
+}
+
 // newReader returns a Reader of the file at path from pos, with no file open yet.
 func newReader(path string, pos int64, o Options) *Reader {
-	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery,
+	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery, claimed: o.Claimed,
 		buf: make([]byte, readSize+o.MaxLine+1)}
 }
 
@@ -240,6 +267,10 @@ func resumePath(path string, pos int64, g Gen, o Options) (*Reader, error) {
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("store: %w", err)
+	}
+	if err := compressed(f, path); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if !g.Known() {
 		g.Cause = "open"
@@ -616,6 +647,9 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	pfi, err := os.Stat(r.path)
 	if err != nil || os.SameFile(fi, pfi) {
 		return false, nil // not rotated, or renamed and not yet recreated
+	}
+	if r.claimed != nil && r.claimed(r.path) {
+		return false, nil // another store's generation: not this store's
 	}
 	f, err := os.Open(r.path)
 	if err != nil {

@@ -172,6 +172,26 @@ func TestAFileRenamedAwayBeforeFeedReachedItIsNamedWithTheRotation(t *testing.T)
 	}
 }
 
+// An older generation shifted up with the store (.1 to .2, the store to
+// .1) is not taken for a generation renamed away, though written within
+// the store's last clock tick (two files written together).
+func TestAnOlderGenerationShiftedUpWithTheStoreIsNotNamedAsSkipped(t *testing.T) {
+	p, r := openStore(t, "gen2 a\n")
+	os.WriteFile(p+".1", []byte("gen1 a\n"), 0o644)
+	at := time.Now()
+	os.Chtimes(p, at, at)
+	os.Chtimes(p+".1", at, at)
+	allLines(t, r)
+	os.Rename(p+".1", p+".2")
+	os.Rename(p, p+".1")
+	os.WriteFile(p, []byte("gen3 a\n"), 0o644)
+	got := allLines(t, r)
+	gens := r.Gens()
+	if strings.Join(got, "") != "gen3 a\n" || len(gens) != 2 || gens[1].Skipped != "" {
+		t.Fatalf("read %q, generations %+v; want gen3, nothing named as skipped", got, gens)
+	}
+}
+
 func TestWithPathEveryARotationIsTakenOnceThatLongHasPassed(t *testing.T) {
 	p := writeStore(t, "a\n")
 	r, err := ResumeSpec(Spec{Path: p}, Where{}, Options{MaxLine: DefaultMaxLine, PathEvery: time.Hour})

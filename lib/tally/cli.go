@@ -1,6 +1,6 @@
 // Package tally is the tally command: the consumer that buckets the entries
 // feed hands it by their own time and appends each sealed bucket once,
-// whole, to the tape of a tally store (SPEC §5 and §7).
+// whole, to the tape of a tally store (docs/design.md §5 and §7).
 //
 //	tally --provision --doc NAME|PATH [--replace] DIR
 //	tally --run DIR

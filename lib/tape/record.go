@@ -1,5 +1,5 @@
 // Package tape formats, parses, writes and resolves the records of a tally
-// store's tape (SPEC §5).
+// store's tape (docs/design.md §5).
 //
 // The tape is append-only text, one record a line:
 //
@@ -18,6 +18,10 @@
 //     can end its quotes, its line or its record: a log line cannot forge a
 //     tape record.
 //   - Times are bucket starts, RFC 3339 in UTC.
+//   - A line Parse refuses is damage, except one well formed as a record
+//     of a kind a later version may add (a kind word, then key=value
+//     words): its error wraps ErrUnknownKind, for a consumer that passes
+//     such lines over.
 package tape
 
 import (
@@ -35,7 +39,7 @@ import (
 // Kind is the kind of a tape record.
 type Kind uint8
 
-// The record kinds of SPEC §5.
+// The record kinds of docs/design.md §5.
 const (
 	Series Kind = iota + 1 // a sealed bucket's value for one series
 	Seal                   // closes a bucket's group
@@ -367,7 +371,7 @@ func clip(line []byte) string {
 }
 
 func parse(s string) (Record, error) {
-	word, rest, _ := strings.Cut(s, " ")
+	word, rest, more := strings.Cut(s, " ")
 	switch word {
 	case "seal":
 		return parseSeal(rest)
@@ -379,6 +383,9 @@ func parse(s string) (Record, error) {
 		return parseMarker(Drop, rest, false, false)
 	case "end":
 		return parseEnd(rest, s == "end")
+	}
+	if laterKind(word, rest, more) {
+		return Record{}, ErrUnknownKind
 	}
 	return parseSeries(word, rest)
 }

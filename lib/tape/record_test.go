@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -174,4 +175,28 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q re-formats to %q, which parses to %+v, not %+v", line, again, r2, r)
 		}
 	})
+}
+
+func TestOnlyAWellFormedLineOfAnUnknownKindIsAnUnknownKindAndTheRestIsDamage(t *testing.T) {
+	for line, later := range map[string]bool{
+		"identity id=web dev=1 ino=2":       true,
+		"!mark at=web:5 why=":               true,
+		"garbage here":                      false,
+		"garbage":                           false,
+		"\x00\x00\x00\x00":                  false,
+		"ident\x00ity id=web":               false,
+		"identity id=web\x00":               false,
+		"identity id=web  dev=1":            false,
+		"Identity id=web":                   false,
+		"identity Id=web":                   false,
+		"identity =web":                     false,
+		"seal id=web":                       false,
+		"!drop id=web offset=1":             false,
+		"2026-12-01T10:35:30Z requests x=1": false,
+	} {
+		_, err := Parse([]byte(line))
+		if err == nil || errors.Is(err, ErrUnknownKind) != later {
+			t.Errorf("%q: %v, want an unknown kind %v", line, err, later)
+		}
+	}
 }

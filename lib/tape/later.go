@@ -1,0 +1,70 @@
+package tape
+
+import (
+	"errors"
+
+	"github.com/timbertally/timbertally/lib/protocol"
+)
+
+// ErrUnknownKind is the error Parse wraps for a line that is well formed as
+// a record of a kind this version does not know: a kind word ([!]?[a-z]
+// then [a-z0-9_-]*, not a kind of this version) and one or more key=value
+// words, one space apart, each key [a-z][a-z0-9_]* and each value
+// printable ASCII without a space. Versions are additive, so a consumer
+// that can pass over what it does not know (tgpush) may pass over such a
+// line; any other line that does not parse (a NUL byte, "garbage here", a
+// known kind with a wrong key) is damage.
+var ErrUnknownKind = errors.New("a well-formed record of a kind this version does not know")
+
+// laterKind reports whether the line word+" "+rest is well formed as a
+// record of a kind added later (ErrUnknownKind): its words split as the
+// protocol splits every line's (protocol.SplitWords), with keys and values
+// of the shapes this version writes.
+func laterKind(word, rest string, more bool) bool {
+	var w protocol.Words
+	if !more || !kindWord(word) || protocol.SplitWords(rest, &w) != nil {
+		return false
+	}
+	for i := range w.Len() {
+		if k, v := w.At(i); !keyWord(k) || !printable(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func kindWord(w string) bool {
+	if len(w) > 0 && w[0] == '!' {
+		w = w[1:]
+	}
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if c := w[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func keyWord(k string) bool {
+	if k == "" || k[0] < 'a' || k[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func printable(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
