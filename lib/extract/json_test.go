@@ -193,6 +193,38 @@ func checkAnyExtract(t *testing.T, x *Extractor, line []byte) {
 	}
 }
 
+// FuzzScanString checks that scanString, which reads 8 bytes a step,
+// ends every string where a loop over its bytes does.
+func FuzzScanString(f *testing.F) {
+	f.Add([]byte(`"abc"`))
+	f.Add([]byte(`"a\"b\\"c"`))
+	f.Add([]byte(`"0123456789abcdef\\\"x\"0123456789" tail`))
+	f.Add([]byte(`"01234567\`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			b = append([]byte{'"'}, b...)
+		}
+		want := struct {
+			q       int
+			esc, ok bool
+		}{}
+		for j := 1; j < len(b); j++ {
+			if b[j] == '"' {
+				want.q, want.ok = j, true
+				break
+			}
+			if b[j] == '\\' {
+				want.esc = true
+				j++
+			}
+		}
+		s, q, esc, ok := scanString(b, 0)
+		if ok != want.ok || ok && (s != 1 || q != want.q || esc != want.esc) {
+			t.Fatalf("scanString(%q) = %d, %d, %v, %v; a byte loop gives q %d, esc %v, ok %v", b, s, q, esc, ok, want.q, want.esc, want.ok)
+		}
+	})
+}
+
 func TestAJSONKeyGivenTwiceCountsByItsLastValueThePathsBelowItToo(t *testing.T) {
 	x := newExtractor(t, jsonDoc)
 	for _, c := range []struct {

@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -17,7 +19,8 @@ type cut struct {
 	how   int  // how the field's end is found: one of the how constants
 	end   byte // the literal's first byte, which ends the field
 	tail  []byte
-	skip  int // occurrences of end inside the field
+	skip  int  // occurrences of end inside the field
+	plain bool // a text field that goes to Entry.Fields: nothing to check
 }
 
 // How a cut finds its field's end.
@@ -52,6 +55,7 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 		if p.Field != "" {
 			k.field = field
 			field++
+			k.plain = p.Kind == doc.Text
 		}
 		if p.Kind == doc.Request {
 			k.req = field
@@ -168,7 +172,15 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 			}
 			// A text field other than "-" is mostly a name or an address
 			// (a vhost, a forwarded-for): long enough for IndexByte to pay.
-			j = longEnd(rest, c.end, c.skip)
+			if j = longEnd(rest, c.end, c.skip); j > 0 && c.plain {
+				// A vhost, an address: set and past its literal here, not
+				// by the checks below, which a plain field passes.
+				f[c.field], rest = rest[:j], rest[j+1:]
+				if x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
 		case howStatus:
 			if len(rest) > 3 && rest[3] == c.end && isStatus(rest[:3]) {
 				f[c.field], rest = rest[:3], rest[4:]
@@ -201,7 +213,13 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 		case howLong:
 			j = longEnd(rest, c.end, c.skip)
 		case howQuoted:
-			j = quotedEnd(rest)
+			if j = quotedEnd(rest); j >= 0 && c.plain {
+				f[c.field], rest = rest[:j], rest[j+1:]
+				if x.tail(c, &rest) {
+					continue
+				}
+				return ReasonFormat
+			}
 		case howList:
 			j = listEnd(rest, c.end)
 		case howLast:
@@ -275,6 +293,19 @@ func digitsTo(b []byte, end byte) (int, uint64) {
 // Number reads exactly), returning its length and value, or 0 when b does
 // not start so (check then judges the field).
 func decimalTo(b []byte, end byte) (int, float64) {
+	if len(b) >= 8 && !isDigit(end) && end != '.' {
+		// An integer of up to 7 digits (%D's microseconds) read from one
+		// word, without a loop whose end depends on the digits' count.
+		w := binary.LittleEndian.Uint64(b)
+		if m := byteMask(w, end); m != 0 {
+			if n := bits.TrailingZeros64(m) >> 3; n > 0 {
+				sh := uint(8 * (8 - n)) // the digits to the word's top, '0's below
+				if v, ok := eightDigits(w<<sh | 0x3030303030303030>>(64-sh)); ok {
+					return n, float64(v)
+				}
+			}
+		}
+	}
 	var m uint64
 	i := 0
 	for ; i < len(b) && isDigit(b[i]); i++ {
@@ -299,6 +330,17 @@ func decimalTo(b []byte, end byte) (int, float64) {
 	return i, float64(m) / pow10[frac]
 }
 
+// eightDigits reads the word w (little-endian) as eight decimal digits,
+// ok false when a byte is not one. (The arithmetic is simdjson's.)
+func eightDigits(w uint64) (uint64, bool) {
+	if w&0xf0f0f0f0f0f0f0f0|(w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	w = (w & 0x0f0f0f0f0f0f0f0f) * 2561 >> 8
+	w = (w & 0x00ff00ff00ff00ff) * 6553601 >> 16
+	return (w & 0x0000ffff0000ffff) * 42949672960001 >> 32, true
+}
+
 // shortEnd returns the index of the first end byte of b after skip
 // others, or -1. Fields are mostly short tokens ("-", a status), so a
 // plain loop beats bytes.IndexByte's setup.
@@ -314,11 +356,11 @@ func shortEnd(b []byte, end byte, skip int) int {
 	return -1
 }
 
-// longEnd is shortEnd for a long field.
+// longEnd is shortEnd for a longer field.
 func longEnd(b []byte, end byte, skip int) int {
 	at := 0
 	for {
-		i := bytes.IndexByte(b[at:], end)
+		i := indexByte(b[at:], end)
 		if i < 0 {
 			return -1
 		}
@@ -330,6 +372,22 @@ func longEnd(b []byte, end byte, skip int) int {
 	}
 }
 
+// indexByte is bytes.IndexByte for the fields after the combined layout
+// (a vhost, an address, a forwarded-for): they are mostly shorter than 32
+// bytes, which it reads 8 a step without IndexByte's call and setup.
+func indexByte(b []byte, c byte) int {
+	j := 0
+	for ; j+8 <= len(b) && j < 32; j += 8 {
+		if m := byteMask(binary.LittleEndian.Uint64(b[j:]), c); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+	}
+	if k := bytes.IndexByte(b[j:], c); k >= 0 {
+		return j + k
+	}
+	return -1
+}
+
 // quotedEnd returns the index of b's first '"' not escaped by a backslash
 // (Apache writes \" and \\, nginx's escape=json \" and \\), or -1.
 func quotedEnd(b []byte) int {
@@ -337,7 +395,7 @@ func quotedEnd(b []byte) int {
 		return 1 // "-": no search
 	}
 	for from := 0; ; {
-		i := bytes.IndexByte(b[from:], '"')
+		i := indexByte(b[from:], '"')
 		if i < 0 {
 			return -1
 		}

@@ -3,11 +3,13 @@ package extract
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/synth"
 )
 
 const (
@@ -270,4 +272,90 @@ func TestTheBuiltinCutterForAFormatsStartCutsAsTheLoopDoes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkExtractGenerated extracts 4096 generated lines of each format
+// (lib/synth's, as bench/run.sh times them) with bench/run.sh's documents,
+// the built-in first: their ns/op, taken in one invocation, are the ratios
+// bench/README.md reports beside the CPU seconds of tally --try.
+func BenchmarkExtractGenerated(b *testing.B) {
+	const metrics = "window 10s grace=60s\nmetric requests count by=status\n"
+	for _, c := range []struct{ name, format, doc string }{
+		{"builtin", synth.FormatCombined, "format apache-combined\n" + metrics + "metric bytes sum=bytes by=status\n"},
+		{"apache-combined", synth.FormatCombined, "format apache combined\n" + metrics + "metric bytes sum=bytes by=status\n"},
+		{"apache-timed", synth.FormatApacheTimed, "format apache \"" + synth.ApacheTimedLogFormat + "\"\n" + metrics + "metric bytes sum=bytes by=status\n"},
+		{"nginx", synth.FormatNginx, "format nginx '" + synth.NginxLogFormat + "'\n" + metrics + "metric bytes sum=body_bytes_sent by=status\n"},
+		{"json", synth.FormatJSON, "format json\ntime ts layout=unix\n" + metrics + "metric bytes sum=size by=status\n"},
+		{"logfmt", synth.FormatLogfmt, "format logfmt\ntime ts layout=rfc3339\n" + metrics + "metric bytes sum=size by=status\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			g, err := synth.New(synth.Config{Seed: 1, N: 4096, Format: c.format})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var lines [][]byte
+			size := 0
+			for range 4096 {
+				l := g.Next(nil)
+				lines = append(lines, l[:len(l)-1])
+				size += len(l)
+			}
+			x := newExtractor(b, c.doc)
+			var e Entry
+			b.SetBytes(int64(size / len(lines)))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if x.Extract(lines[i], &e) != "" {
+					b.Fatalf("%q: not extracted", lines[i])
+				}
+				if i++; i == len(lines) {
+					i = 0
+				}
+			}
+		})
+	}
+}
+
+// FuzzIndexByte checks the word-at-a-time indexByte against
+// bytes.IndexByte.
+func FuzzIndexByte(f *testing.F) {
+	f.Add([]byte("www.example.com \"-\""), byte(' '))
+	f.Add([]byte("0123456789abcdef0123456789abcdef0123456789\"x"), byte('"'))
+	f.Add([]byte("\x80\xa2\"\x00"), byte('"'))
+	f.Fuzz(func(t *testing.T, b []byte, c byte) {
+		if got, want := indexByte(b, c), bytes.IndexByte(b, c); got != want {
+			t.Fatalf("indexByte(%q, %q) = %d, bytes.IndexByte %d", b, c, got, want)
+		}
+	})
+}
+
+// FuzzDecimalTo checks decimalTo, which reads a short integer from one
+// word, against strconv: a field of digits, optionally a '.' and more
+// digits, at most exactDigits of them, ending at the end byte, is read as
+// ParseFloat reads it; anything else is 0. (An end byte that is a digit
+// or '.' is read by the loop as before; the caller's check judges it.)
+func FuzzDecimalTo(f *testing.F) {
+	f.Add([]byte("3852 static.example.com"), byte(' '))
+	f.Add([]byte("1234567 x"), byte(' '))
+	f.Add([]byte("12345678 xxxxxxxx"), byte(' '))
+	f.Add([]byte("0.024 0.016"), byte(' '))
+	f.Add([]byte("12\"345678"), byte('"'))
+	f.Fuzz(func(t *testing.T, b []byte, end byte) {
+		if isDigit(end) || end == '.' {
+			return
+		}
+		n, v := decimalTo(b, end)
+		want, wantV := 0, 0.0
+		if k := bytes.IndexByte(b, end); k > 0 {
+			whole, frac, dot := strings.Cut(string(b[:k]), ".")
+			if isDigits([]byte(whole)) && (!dot || isDigits([]byte(frac))) && len(whole)+len(frac) <= exactDigits {
+				want = k
+				wantV, _ = strconv.ParseFloat(string(b[:k]), 64)
+			}
+		}
+		if n != want || v != wantV {
+			t.Fatalf("decimalTo(%q, %q) = %d, %v; want %d, %v", b, end, n, v, want, wantV)
+		}
+	})
 }

@@ -3,6 +3,8 @@ package extract
 import (
 	"testing"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/synth"
 )
 
 const regexDoc = "format regex ^(?P<ts>\\S+) (?P<level>[A-Z]+)(?: (?P<code>\\d+))? #(?P<msg>.*)$\n" +
@@ -47,5 +49,39 @@ func TestExtractRegexDropsWhatDoesNotMatchOrHasNoTime(t *testing.T) {
 		if r := x.Extract([]byte(line), &e); r != want {
 			t.Errorf("Extract(%q) = %q, want %q", line, r, want)
 		}
+	}
+}
+
+// combinedRegex is the Apache combined log as a user writes it for format
+// regex, with a plain group for the method's alternation.
+const combinedRegex = `format regex ^(?P<host>\S+) \S+ (?P<user>\S+) \[(?P<time>[^\]]+)\] "(GET|POST|HEAD|PUT|DELETE|OPTIONS|PATCH|-) ?(?P<path>\S*) ?(\S*)" (?P<status>\d{3}) (?P<bytes>\d+|-) "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)"$` +
+	"\ntime time layout=clf\nwindow 10s\nmetric r count by=status\nmetric b sum=bytes by=status\n"
+
+// BenchmarkExtractRegex extracts generated combined lines with
+// combinedRegex.
+func BenchmarkExtractRegex(b *testing.B) {
+	g, err := synth.New(synth.Config{Seed: 1, N: 4096})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	for range 4096 {
+		l := g.Next(nil)
+		lines = append(lines, l[:len(l)-1])
+	}
+	x := newExtractor(b, combinedRegex)
+	var e Entry
+	b.ReportAllocs()
+	i, dropped := 0, 0
+	for b.Loop() {
+		if x.Extract(lines[i], &e) != "" {
+			dropped++
+		}
+		if i++; i == len(lines) {
+			i = 0
+		}
+	}
+	if dropped > b.N/10 {
+		b.Fatalf("%d of %d dropped", dropped, b.N)
 	}
 }

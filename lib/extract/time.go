@@ -242,10 +242,17 @@ func parseUnix(b []byte) (int64, bool) {
 // an optional fraction ("1700000000123", "1700000000123.5"); digits past
 // nanoseconds are dropped.
 func parseUnitFrac(b []byte, unit int64) (int64, bool) {
+	// The limit and the fraction's digits are worked out once, not a
+	// division a digit.
+	limit := maxSec * (int64(time.Second) / unit)
+	digits := 0 // of a unit that are whole nanoseconds: 9 for seconds
+	for u := unit; u > 1; u /= 10 {
+		digits++
+	}
 	var n int64
 	i := 0
 	for ; i < len(b) && isDigit(b[i]); i++ {
-		if n = n*10 + int64(b[i]-'0'); n >= maxSec*(int64(time.Second)/unit) {
+		if n = n*10 + int64(b[i]-'0'); n >= limit {
 			return 0, false
 		}
 	}
@@ -261,10 +268,6 @@ func parseUnitFrac(b []byte, unit int64) (int64, bool) {
 	}
 	// The fraction's first digits, as many as reach a nanosecond, read
 	// as one integer: a division a digit costs more than the rest.
-	digits := 0 // of a unit that are whole nanoseconds: 9 for seconds
-	for u := unit; u > 1; u /= 10 {
-		digits++
-	}
 	var frac int64
 	read := 0
 	for _, c := range b[i+1:] {

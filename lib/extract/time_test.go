@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -138,6 +140,35 @@ func FuzzRFC3339(f *testing.F) {
 		want, err := time.Parse(time.RFC3339, string(b))
 		if ok && (err != nil || want.UnixNano() != got) {
 			t.Fatalf("parse(%q) = %v; time.Parse says %v, %v", b, time.Unix(0, got).UTC(), want.UTC(), err)
+		}
+	})
+}
+
+// FuzzParseUnitFrac checks unix times (seconds, milliseconds,
+// microseconds, with a fraction) against exact rational arithmetic: the
+// nanoseconds are the value times the unit, rounded down, and a time
+// whose whole units reach maxSec seconds is refused.
+func FuzzParseUnitFrac(f *testing.F) {
+	f.Add([]byte("1791640500.030748118"), uint8(0))
+	f.Add([]byte("0000000000000000000001.5"), uint8(1))
+	f.Add([]byte("9223372036"), uint8(0))
+	f.Add([]byte("1700000000123.4567891"), uint8(2))
+	units := []int64{int64(time.Second), int64(time.Millisecond), int64(time.Microsecond)}
+	f.Fuzz(func(t *testing.T, b []byte, u uint8) {
+		unit := units[int(u)%len(units)]
+		got, ok := parseUnitFrac(b, unit)
+		whole, frac, dot := strings.Cut(string(b), ".")
+		valid := isDigits([]byte(whole)) && (!dot || isDigits([]byte(frac)))
+		var want *big.Int
+		if valid {
+			r, _ := new(big.Rat).SetString(string(b))
+			r.Mul(r, new(big.Rat).SetInt64(unit))
+			want = new(big.Int).Quo(r.Num(), r.Denom())
+			w, _ := new(big.Int).SetString(whole, 10)
+			valid = w.Cmp(big.NewInt(maxSec*(int64(time.Second)/unit))) < 0
+		}
+		if ok != valid || ok && want.Cmp(big.NewInt(got)) != 0 {
+			t.Fatalf("parseUnitFrac(%q, %d) = %d, %v; want %v, %v", b, unit, got, ok, want, valid)
 		}
 	})
 }
