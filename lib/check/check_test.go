@@ -823,3 +823,16 @@ func TestConservationWithoutACountMetricSaysThereIsNothingToBalance(t *testing.T
 		t.Errorf("printBalances(nil) wrote %q", out.String())
 	}
 }
+
+func TestHelpSaysMaxDropIsOffUnlessGiven(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"tgcheck", "--help"}, &out, &out); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, "--max-drop") && strings.Contains(line, "(default: off)") {
+			return
+		}
+	}
+	t.Errorf("no --max-drop line saying (default: off): %q", out.String())
+}

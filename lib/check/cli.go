@@ -118,7 +118,7 @@ func newApp(stdout, stderr io.Writer, holds, onlyOpen *bool, opts **options) *cl
 			// The flag's first name, kept for the scripts that use it; it
 			// read as feed's --batch-size, which it is not.
 			&cli.Int64Flag{Name: "batch-size", Hidden: true},
-			&cli.Float64Flag{Name: "max-drop", Value: -1, Usage: "fail when more than `P` percent of the entries the tape accounts for are !drop (a wrong format drops most)"},
+			&cli.Float64Flag{Name: "max-drop", Value: -1, DefaultText: "off", Usage: "fail when more than `P` percent of the entries the tape accounts for are !drop (a wrong format drops most)"},
 			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
 			&cli.BoolFlag{Name: "open", Usage: "accept an open tape (a store being fed): hold when everything sealed so far holds"},
 		},

@@ -122,7 +122,7 @@ func app(stdout, stderr io.Writer, settings *settings) *cli.App {
 			&cli.StringSliceFlag{Name: "label", Usage: "add `K=V` to every series that has no label K (repeat; as tgpush --label adds it)"},
 			&cli.BoolFlag{Name: "plot", Usage: "draw a chart of each series over time instead of printing values"},
 			&cli.StringSliceFlag{Name: "quantile", Usage: "Q[,Q...]: estimate these quantiles (0.5, 0.99) of each histogram as Prometheus's histogram_quantile does, after merging"},
-			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, Usage: "columns a --plot chart fills, labels included (default: $COLUMNS, else the terminal's width, else 80)"},
+			&cli.IntFlag{Name: "width", Value: 80, EnvVars: []string{"COLUMNS"}, DefaultText: "$COLUMNS, else the terminal's width, else 80", Usage: "columns a --plot chart fills, labels included"},
 			&cli.BoolFlag{Name: "follow", Usage: "print the tape's sealed buckets as they are sealed, until stopped (one TALLYSTORE)"},
 		},
 		Action: func(c *cli.Context) error { return settings.parse(c) },

@@ -256,6 +256,16 @@ func TestHelpShowsExamplesAndExitsZero(t *testing.T) {
 	}
 }
 
+func TestHelpGivesWidthOneDefault(t *testing.T) {
+	r := tgread(t, "", "--help")
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(line, "--width") && strings.Count(line, "(default:") == 1 && strings.Contains(line, "else 80)") {
+			return
+		}
+	}
+	t.Errorf("no --width line with one default note: %q", r.stdout)
+}
+
 func TestSecondsKeepTheFractionOfABucketStart(t *testing.T) {
 	for ns, want := range map[int64]string{0: "0", 1_500_000_000: "1.5", -1_500_000_000: "-2.5", 1_000_000_001: "1.000000001"} {
 		if got := string(appendSeconds(nil, ns)); got != want {
