@@ -47,7 +47,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "start", Value: DefaultStart.Format(time.RFC3339), Usage: "log time of the first line, RFC 3339"},
 			&cli.Float64Flag{Name: "rate", Value: 100, Usage: "mean lines per second of log time"},
 			&cli.BoolFlag{Name: "steady", Usage: "space lines exactly 1/rate apart instead of Poisson arrivals"},
-			&cli.DurationFlag{Name: "jitter", Usage: "most a stamp may lie before an earlier line's (whole seconds)"},
+			&cli.DurationFlag{Name: "jitter", Usage: "most a stamp may lie before an earlier line's (whole seconds: 1s, 2s, …)"},
 			&cli.Float64Flag{Name: "malformed", Usage: "fraction of malformed lines"},
 			&cli.IntFlag{Name: "paths", Value: 200, Usage: "distinct path values"},
 			&cli.StringFlag{Name: "statuses", Usage: "comma-separated statuses to draw from uniformly (default: a realistic mix)"},

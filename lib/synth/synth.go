@@ -89,6 +89,10 @@ func New(c Config) (*Generator, error) {
 		return nil, fmt.Errorf("tgsynth: --rate %v is not a positive number of lines per second", c.Rate)
 	case c.Jitter < 0:
 		return nil, fmt.Errorf("tgsynth: --jitter %v is negative; give how far back a stamp may go", c.Jitter)
+	case c.Jitter%time.Second != 0:
+		// Stamps have one-second resolution: a fraction would be dropped
+		// without a word, and 0.5s would write no jitter at all.
+		return nil, fmt.Errorf("tgsynth: --jitter %v is not a whole number of seconds (a stamp is to the second); give --jitter %v or %v", c.Jitter, c.Jitter.Truncate(time.Second), c.Jitter.Truncate(time.Second)+time.Second)
 	case !(c.Malformed >= 0 && c.Malformed <= 1):
 		return nil, fmt.Errorf("tgsynth: --malformed %v is not a fraction in [0, 1]", c.Malformed)
 	case c.Paths < 0:

@@ -201,6 +201,7 @@ func TestBadConfigIsRefusedWithTheFlagNamed(t *testing.T) {
 		{Config{Rate: -3}, "-rate"},
 		{Config{Rate: math.NaN()}, "-rate"},
 		{Config{Jitter: -time.Second}, "-jitter"},
+		{Config{Jitter: 1500 * time.Millisecond}, "--jitter 1.5s is not a whole number of seconds"},
 		{Config{Malformed: 1.5}, "-malformed"},
 		{Config{Paths: -1}, "-paths"},
 		{Config{Statuses: []int{42}}, "status 42"},
@@ -229,7 +230,7 @@ func TestCommandLineWritesTheSameLinesAsWrite(t *testing.T) {
 }
 
 func TestCommandLineRefusesBadFlagsWithStatus2(t *testing.T) {
-	for _, args := range []string{"-start yesterday", "-statuses 200,x", "-rate 0x", "-n 5 extra", "-malformed 2"} {
+	for _, args := range []string{"-start yesterday", "-statuses 200,x", "-rate 0x", "-n 5 extra", "-malformed 2", "-jitter 0.5s"} {
 		var out, errs bytes.Buffer
 		if code := run(strings.Fields(args), &out, &errs); code != 2 {
 			t.Errorf("%s: exit %d; want 2", args, code)
@@ -237,6 +238,14 @@ func TestCommandLineRefusesBadFlagsWithStatus2(t *testing.T) {
 		if errs.Len() == 0 || out.Len() > 0 {
 			t.Errorf("%s: want a message on stderr only; stderr %q stdout %q", args, errs.String(), out.String())
 		}
+	}
+}
+
+func TestAJitterOfAFractionOfASecondIsRefusedNamingWholeSeconds(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run(strings.Fields("-n 5 --jitter 0.5s"), &out, &errs)
+	if code != 2 || out.Len() > 0 || !strings.Contains(errs.String(), "give --jitter 0s or 1s") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and the fix on stderr", code, out.String(), errs.String())
 	}
 }
 
