@@ -1,5 +1,5 @@
 #!/bin/sh
-# The quick start: build the four binaries into ./bin, feed the bundled
+# The quick start: build the six binaries into ./bin, feed the bundled
 # sample Apache log (5000 lines, five minutes of traffic) through tally,
 # show what the tape says as a table and a chart, and prove it adds up; then
 # the same for latency: a sample log with Apache's %D (request time) into a
@@ -15,7 +15,7 @@ step() {
 	printf '\n== %s\n$ %s\n' "$1" "$2"
 }
 
-step "Build feed, tally, tgread, tgcheck (and tgsynth) into ./bin" "go build -o bin/ ./cmd/..."
+step "Build feed, tally, tgread, tgcheck, tgpush and tgsynth into ./bin" "go build -o bin/ ./cmd/..."
 mkdir -p bin
 go build -o bin/ ./cmd/...
 PATH=$PWD/bin:$PATH
@@ -45,9 +45,9 @@ step "Prove it adds up: re-derive every bucket from the log and compare" \
 tgcheck --against web=sample/access.log "$work/web"
 
 step "Latency: a histogram of Apache's %D (microseconds, scaled to seconds)" \
-	"tally --provision --doc sample/apache-latency.tally lat && feed -q web=sample/access-latency.log -- tally --run lat"
+	"tally --provision --doc sample/apache-latency.tally lat && feed -q --cursor lat.cursor web=sample/access-latency.log -- tally --run lat"
 tally --provision --doc sample/apache-latency.tally "$work/lat"
-feed -q web=sample/access-latency.log -- tally --run "$work/lat"
+feed -q --cursor "$work/lat.cursor" web=sample/access-latency.log -- tally --run "$work/lat"
 
 step "p50 and p99 latency over time, estimated as Prometheus's histogram_quantile does" \
 	"tgread --plot --quantile 0.5,0.99 --metric latency lat"
