@@ -30,6 +30,11 @@ store, its id the text the wildcards matched; with --follow, a new file that
 matches joins within an idle tick, and one removed ends once read. With
 --follow, a file that does not exist yet is waited for.
 
+Exit status: 0 every store was read to its end and the consumer exited 0, or
+--max was reached; 1 a runtime error (the consumer failed or sent a bad report,
+a store shorter than its cursor, I/O); 2 bad usage; 128 + the signal when
+interrupted (130 SIGINT, 143 SIGTERM; the cursor holds the last reported offsets).
+
 Examples:
    feed --cursor web.cursor --follow web1=/var/log/apache2/access.log -- tally --run /srv/tally/web
    tally --provision --replace --doc apache-combined /srv/tally/web   # then re-derive from every generation:

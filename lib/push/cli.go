@@ -41,6 +41,11 @@ cursor, so later runs skip the buckets before it too). --once pushes what
 is sealed now and exits. Secrets come only from files: a header that
 carries one is given with --header-file NAME=FILE.
 
+Exit status: 0 --once pushed everything sealed, or SIGINT/SIGTERM stopped it
+(the cursor holds what the receiver took); 1 the receiver refused a bucket, the
+credentials or TLS, the tape was replaced or is damaged, or the cursor is damaged
+or held by another tgpush; 2 bad usage.
+
 Examples:
    tgpush --url http://127.0.0.1:9090/api/v1/write /srv/tally/web
    tgpush --url https://mimir.example/api/v1/push --label host=web1 \

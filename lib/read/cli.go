@@ -85,6 +85,10 @@ format, then a total per kind (# total !late markers=N entries=M). --metric
 selects !cap markers only (a !late or !drop holds entries of every metric), and
 --from/--to never hide a !drop (it has no bucket).
 
+Exit status: 0 success; 1 a runtime error (a missing or damaged tape or
+document, tapes that disagree on a metric's kind, output that cannot be
+written); 2 bad usage.
+
 Examples:
    tgread /var/lib/tally/web                       what the store's tape says
    tgread --format csv --metric requests --from -1h /var/lib/tally/web

@@ -18,6 +18,8 @@ X-Forwarded-For), nginx (combined + request and upstream times), json
 (Caddy-like) or logfmt. The benchmark script, the demo and the test
 scenarios make their logs with it.
 
+Exit status: 0 written; 1 the output could not be written; 2 bad usage.
+
 Examples:
    tgsynth --lines 20000 --output access.log                 20 000 lines at ~100/s of log time
    tgsynth --lines 1536 --rate 51.2 --steady --statuses 200  exactly 512 lines per 10 s window

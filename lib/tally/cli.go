@@ -78,7 +78,11 @@ func App() *cli.App {
    tally --run DIR                  (as feed's consumer: feed STORE... -- tally --run DIR)
    tally --try --doc NAME|PATH [--fields] [FILE...]
    tally --docs`,
-		Description: `Examples:
+		Description: `Exit status: 0 success (for --run: the input ended, complete or interrupted, and
+the tape is durable); 1 a runtime error (a damaged tape or document, a store
+locked by another --run, I/O); 2 bad usage.
+
+Examples:
    tally --provision --doc apache-combined /var/lib/tally/web
    feed --cursor /var/lib/tally/web.cursor access.log -- tally --run /var/lib/tally/web
    tally --try --doc apache-combined access.log | head
