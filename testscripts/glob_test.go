@@ -33,7 +33,7 @@ metric requests count by=host
 func globLines(t *testing.T, host string, seed int64, n int, start time.Time) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := synth.Write(&b, synth.Config{Seed: seed, N: n, Start: start, Rate: 100000, Jitter: 200 * time.Millisecond, Malformed: 0.02}); err != nil {
+	if err := synth.Write(&b, synth.Config{Seed: seed, N: n, Start: start, Rate: 100000, Jitter: time.Second, Malformed: 0.02}); err != nil {
 		t.Fatal(err)
 	}
 	return regexp.MustCompile(`(?m)^\S+`).ReplaceAll(b.Bytes(), []byte(host))
