@@ -302,12 +302,7 @@ func waitfor(t *testing.T, path, s string) {
 }
 
 func TestSamplesTooOldForPrometheusStopTgpushNamingTheBucketAndTheBackfill(t *testing.T) {
-	prom := newReceiver(t, "prometheus")
-	prom.start()
-	dir := t.TempDir()
-	recent := filepath.Join(dir, "recent.log")
-	pushLog(t, recent, 300)
-	st := pipeline(t, dir, recent)
+	prom, dir, _, st := startedWithStore(t, "prometheus", "recent.log", 300)
 	mustRun(t, dir, "tgpush", "--once", "-q", "--url", prom.writeURL(), st)
 
 	// Buckets of October, far behind the head that the recent ones set.

@@ -155,12 +155,7 @@ func checkQuality(t *testing.T, quality []string, log, st string) {
 }
 
 func TestAOneShotPipelineThenTgpushOnceLeavesPrometheusHoldingExactlyTheTape(t *testing.T) {
-	prom := newReceiver(t, "prometheus")
-	prom.start()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "access.log")
-	pushLog(t, log, 1500)
-	st := pipeline(t, dir, log)
+	prom, dir, log, st := startedWithStore(t, "prometheus", "access.log", 1500)
 	// Small requests, so that the push crosses many request boundaries.
 	mustRun(t, dir, "tgpush", "--once", "--max-samples", "100", "--url", prom.writeURL(), st)
 	series, quality := splitQuality(prom.samples("", ""))
@@ -174,12 +169,7 @@ func TestAOneShotPipelineThenTgpushOnceLeavesPrometheusHoldingExactlyTheTape(t *
 }
 
 func TestTgpushOnceBackfillsVictoriaMetricsWithExactlyTheTapeAndTheFleetLabel(t *testing.T) {
-	vm := newReceiver(t, "victoria-metrics")
-	vm.start()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "access.log")
-	pushLog(t, log, 1500)
-	st := pipeline(t, dir, log)
+	vm, dir, log, st := startedWithStore(t, "victoria-metrics", "access.log", 1500)
 	mustRun(t, dir, "tgpush", "--once", "-q", "--label", "host=web1", "--url", vm.writeURL(), st)
 	series, quality := splitQuality(vm.samples("", ""))
 	var want []string

@@ -50,6 +50,19 @@ func newReceiver(t *testing.T, kind string, extra ...string) *receiver {
 	return r
 }
 
+// startedWithStore starts a receiver of kind and, in a fresh directory,
+// makes a tally store (st) in one complete run from a pushLog of n lines
+// at name.
+func startedWithStore(t *testing.T, kind, name string, n int) (r *receiver, dir, log, st string) {
+	t.Helper()
+	r = newReceiver(t, kind)
+	r.start()
+	dir = t.TempDir()
+	log = filepath.Join(dir, name)
+	pushLog(t, log, n)
+	return r, dir, log, pipeline(t, dir, log)
+}
+
 // freePort is a port on 127.0.0.1 that nothing listened on a moment ago.
 func freePort(t *testing.T) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
