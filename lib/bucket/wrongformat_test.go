@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/doc"
 )
 
 func TestAStoreWhoseFirstThousandEntriesAllDropGetsOneNote(t *testing.T) {
@@ -58,4 +60,15 @@ func TestAStoreEndingWithMostOfItsEntriesDroppedGetsANote(t *testing.T) {
 	if notes := r3.FormatNotes(); len(notes) != 1 || !strings.Contains(notes[0], "its first 1 entries were all dropped") {
 		t.Errorf("a store of one bad line: %q", notes)
 	}
+}
+
+// TestRollerEntryAllocatesNothingPerDroppedEntry: the wrong-format watch
+// keeps its sample from the first drop and only counts the rest, so a
+// store fed lines of another format allocates nothing per entry.
+func TestRollerEntryAllocatesNothingPerDroppedEntry(t *testing.T) {
+	d, err := doc.Load("apache-combined")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noAllocsPerEntry(t, d, `{"level":"info","ts":1791640536,"msg":"handled request"}`)
 }

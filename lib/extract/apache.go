@@ -119,7 +119,7 @@ func cutCombined(line []byte, e *Entry, l *layout, combined, split bool) (rest [
 	}
 	var size float64
 	var isNum, valid bool
-	if n, m := digitsToSpace(rest); n > 0 {
+	if n, m := digitsTo(rest, ' '); n > 0 {
 		// The usual size, digits then a space, read as it is cut.
 		f[l.bytes], rest, ok = rest[:n], rest[n+1:], true
 		size, isNum, valid = float64(m), true, true
@@ -247,14 +247,14 @@ func bytesField(b []byte) (v float64, isNum, valid bool) {
 	return float64(m), true, true
 }
 
-// digitsToSpace reads the run of 1 to exactDigits digits that starts b and
-// ends at a space: it returns their count and value, or 0 when b does not
-// start so (bytesField then judges the field).
-func digitsToSpace(b []byte) (int, uint64) {
+// digitsTo reads the run of 1 to exactDigits digits that starts b and
+// ends at the byte end: it returns their count and value, or 0 when b does
+// not start so (bytesField, or the format's check, then judges the field).
+func digitsTo(b []byte, end byte) (int, uint64) {
 	var m uint64
 	for i, c := range b {
 		switch {
-		case c == ' ':
+		case c == end:
 			return i, m // i <= exactDigits: the case below stops at it
 		case !isDigit(c) || i == exactDigits:
 			return 0, 0

@@ -273,21 +273,6 @@ func (x *Extractor) tail(c *cut, rest *[]byte) bool {
 	return true
 }
 
-// digitsTo is digitsToSpace for any end byte.
-func digitsTo(b []byte, end byte) (int, uint64) {
-	var m uint64
-	for i, c := range b {
-		switch {
-		case c == end:
-			return i, m
-		case !isDigit(c) || i == exactDigits:
-			return 0, 0
-		}
-		m = m*10 + uint64(c-'0')
-	}
-	return 0, 0
-}
-
 // decimalTo reads the number that starts b and ends at end: digits,
 // optionally a '.' and more digits, at most exactDigits in all (what
 // Number reads exactly), returning its length and value, or 0 when b does

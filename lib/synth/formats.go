@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf16"
 )
 
 // The formats Config.Format names; "" is Apache combined, the generator's
@@ -279,7 +280,6 @@ func (g *Generator) appendJSON(b []byte, e *entry) ([]byte, int) {
 // with unicode set every non-ASCII character as \u escapes (a surrogate
 // pair beyond the BMP); a byte that is not UTF-8 is written as it is.
 func appendJSONString(b []byte, s string, unicode bool) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i, r := range s {
 		switch {
@@ -289,10 +289,11 @@ func appendJSONString(b []byte, s string, unicode bool) []byte {
 			b = append(b, `\t`...)
 		case r == 0xfffd && s[i] == 0xff:
 			b = append(b, s[i])
+		case unicode && r >= 0x10000:
+			r1, r2 := utf16.EncodeRune(r)
+			b = appendUEscape(appendUEscape(b, r1), r2)
 		case unicode && r > 0x7f:
-			for _, u := range utf16Units(r) {
-				b = append(b, '\\', 'u', hex[u>>12], hex[u>>8&15], hex[u>>4&15], hex[u&15])
-			}
+			b = appendUEscape(b, r)
 		default:
 			b = append(b, string(r)...)
 		}
@@ -300,12 +301,10 @@ func appendJSONString(b []byte, s string, unicode bool) []byte {
 	return append(b, '"')
 }
 
-func utf16Units(r rune) []uint16 {
-	if r < 0x10000 {
-		return []uint16{uint16(r)}
-	}
-	r -= 0x10000
-	return []uint16{uint16(0xd800 + r>>10), uint16(0xdc00 + r&0x3ff)}
+// appendUEscape writes the UTF-16 unit u as a JSON \u escape.
+func appendUEscape(b []byte, u rune) []byte {
+	const hex = "0123456789abcdef"
+	return append(b, '\\', 'u', hex[u>>12&15], hex[u>>8&15], hex[u>>4&15], hex[u&15])
 }
 
 // appendLogfmt writes a Go service's logfmt line: an RFC 3339 time with
