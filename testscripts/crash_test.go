@@ -286,23 +286,7 @@ func (h *crashHarness) killedRun(dir string, batch int, kind killKind, delay tim
 	}
 	defer logf.Close()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-
-	killed := kill(cmd.Process.Pid, dir, kind, delay, done)
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		return killed, fmt.Errorf("feed kept running 20 s after %s", kind)
-	}
-	if err := waitGone(cmd.Process.Pid, 20*time.Second); err != nil {
-		return killed, err
-	}
-	return killed, waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
+	return killRun(cmd, dir, kind, delay)
 }
 
 // kill waits for kind's moment (or for the pipeline to end first) and

@@ -2,7 +2,6 @@ package check
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -67,16 +66,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	holds, onlyOpen := true, false
 	var o *options
 	app := newApp(stdout, stderr, &holds, &onlyOpen, &o)
+	// The checks could not be made, which is never a pass. A store that
+	// cannot be read or a damaged tape is a failed check (1), a runtime
+	// error (docs/design.md §7); 2 is kept for the command line.
 	if err := app.Run(command.Interspersed(app, args)); err != nil {
-		// The checks could not be made, which is never a pass. A store
-		// that cannot be read or a damaged tape is a failed check (1),
-		// a runtime error (docs/design.md §7); 2 is kept for the command line.
-		fmt.Fprintln(stderr, err)
-		var unread unreadable
-		if errors.As(err, &unread) {
-			return 1
-		}
-		return 2
+		return command.Status(stderr, err)
 	}
 	switch {
 	case holds:
@@ -165,7 +159,7 @@ func (o *options) rederive() string {
 
 func parseOptions(c *cli.Context) (*options, error) {
 	if c.NArg() != 1 {
-		return nil, fmt.Errorf("tgcheck: name one tally store (a directory with document and tape), not %d arguments; see tgcheck --help", c.NArg())
+		return nil, command.Usagef("tgcheck: name one tally store (a directory with document and tape), not %d arguments; see tgcheck --help", c.NArg())
 	}
 	o := &options{dir: c.Args().First(), entries: c.Int64("entries"), hasEntries: c.IsSet("entries"),
 		scan: c.Bool("scan"), strict: c.Bool("strict"), batchSize: c.Int64("old-batch-size"), maxDrop: c.Float64("max-drop"),
@@ -177,21 +171,21 @@ func parseOptions(c *cli.Context) (*options, error) {
 		o.batchSize = c.Int64("batch-size")
 	}
 	if !o.hasEntries && !c.IsSet("against") && !o.scan && !o.strict && !c.IsSet("max-drop") {
-		return nil, fmt.Errorf("tgcheck: nothing to check; give --entries N, --against STORE, --scan, --strict or --max-drop P")
+		return nil, command.Usagef("tgcheck: nothing to check; give --entries N, --against STORE, --scan, --strict or --max-drop P")
 	}
 	if c.IsSet("max-drop") && !(o.maxDrop >= 0 && o.maxDrop <= 100) {
-		return nil, fmt.Errorf("tgcheck: --max-drop %v is not a percentage; give one from 0 to 100, e.g. --max-drop 1", o.maxDrop)
+		return nil, command.Usagef("tgcheck: --max-drop %v is not a percentage; give one from 0 to 100, e.g. --max-drop 1", o.maxDrop)
 	}
 	if o.entries < 0 || o.batchSize < 1 || c.Int("max-line") < 1 {
-		return nil, fmt.Errorf("tgcheck: --entries must be 0 or more, --old-batch-size and --max-line 1 or more")
+		return nil, command.Usagef("tgcheck: --entries must be 0 or more, --old-batch-size and --max-line 1 or more")
 	}
 	for _, arg := range c.StringSlice("against") {
 		sp, err := store.ParseSpec(arg)
 		if err != nil {
-			return nil, fmt.Errorf("tgcheck: --against %v", err)
+			return nil, command.Usagef("tgcheck: --against %v", err)
 		}
 		if slices.ContainsFunc(o.against, func(s input) bool { return s.ID == sp.ID }) {
-			return nil, fmt.Errorf("tgcheck: --against names store %s twice; give each store once, as ID=PATH or ID=GEN1,…,PATH", sp.ID)
+			return nil, command.Usagef("tgcheck: --against names store %s twice; give each store once, as ID=PATH or ID=GEN1,…,PATH", sp.ID)
 		}
 		o.against = append(o.against, input{ID: sp.ID, Path: sp.Path, History: sp.History, MaxLine: c.Int("max-line")})
 	}
@@ -208,7 +202,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	s, err := load(o.dir)
 	if err != nil {
-		return false, false, unreadable{err}
+		return false, false, err
 	}
 	holds = true
 	for _, f := range integrity(s) {
@@ -288,7 +282,7 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 func (o *options) began(w io.Writer) error {
 	began, err := tally.Began(o.dir)
 	if err != nil {
-		return fmt.Errorf("tgcheck: %v", err)
+		return command.Usagef("tgcheck: %v", err)
 	}
 	for i := range o.against {
 		in := &o.against[i]
@@ -308,19 +302,19 @@ func (o *options) derive(s *tallyStore) (*derivation, error) {
 	known := knownPositions(s.Tape)
 	for _, id := range slices.Sorted(maps.Keys(known)) {
 		if !slices.ContainsFunc(o.against, func(src input) bool { return src.ID == id }) {
-			return nil, fmt.Errorf("tgcheck: the tape accounts for entries of store %s; give it with --against %s=PATH", id, id)
+			return nil, command.Usagef("tgcheck: the tape accounts for entries of store %s; give it with --against %s=PATH", id, id)
 		}
 	}
 	for _, src := range o.against {
 		if _, ok := known[src.ID]; !ok && s.Tape.End != nil {
-			return nil, fmt.Errorf("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
+			return nil, command.Usagef("tgcheck: the tape was never fed from store %s; give the stores by the ids they were fed as (ID=PATH)", src.ID)
 		}
 	}
 	d, err := derive(s.Doc, s.Tape, o.against)
 	if err != nil {
 		// A store that cannot be read, or is shorter than the tape
 		// accounts for: a failed check, not a usage error.
-		return nil, unreadable{err}
+		return nil, err
 	}
 	return d, nil
 }

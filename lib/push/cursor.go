@@ -75,29 +75,26 @@ func parseCursor(text string) (Cursor, error) {
 	if err := w.Want(cursorKeys...); err != nil {
 		return c, err
 	}
-	v := map[string]string{}
-	for i := range cursorKeys {
-		k, val := w.At(i)
-		v[k] = val
-	}
-	if v["v"] != "1" {
-		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1)", v["v"])
+	// Want has made every key present, once.
+	v := func(k string) string { s, _ := w.Get(k); return s }
+	if v("v") != "1" {
+		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1)", v("v"))
 	}
 	var errs []error
 	num := func(k string, base, bits int) uint64 {
-		n, err := strconv.ParseUint(v[k], base, bits)
+		n, err := strconv.ParseUint(v(k), base, bits)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%s is not a number", k, v[k]))
+			errs = append(errs, fmt.Errorf("%s=%s is not a number", k, v(k)))
 		}
 		return n
 	}
 	c.Offset = int64(num("offset", 10, 63))
 	c.ID = identity{Dev: num("dev", 10, 64), Ino: num("ino", 10, 64), Sig: uint32(num("sig", 16, 32)), SigLen: int64(num("siglen", 10, 63))}
-	if c.Bucket, err = tape.ParseTime(v["bucket"]); err != nil {
+	if c.Bucket, err = tape.ParseTime(v("bucket")); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Width, err = time.ParseDuration(v["width"]); err != nil || c.Width < 0 {
-		errs = append(errs, fmt.Errorf("width=%s is not a duration", v["width"]))
+	if c.Width, err = time.ParseDuration(v("width")); err != nil || c.Width < 0 {
+		errs = append(errs, fmt.Errorf("width=%s is not a duration", v("width")))
 	}
 	if c.ID.SigLen > sigSpan {
 		errs = append(errs, fmt.Errorf("siglen=%d is over %d", c.ID.SigLen, sigSpan))

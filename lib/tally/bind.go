@@ -80,18 +80,16 @@ func (b *bindings) parseLine(line []byte) error {
 	word, rest, _ := strings.Cut(string(line), " ")
 	switch word {
 	case "tape":
-		w := strings.Split(rest, " ")
-		var err error
-		var size uint64
-		if len(w) != 3 {
-			err = errors.New("three keys")
+		var w protocol.Words
+		err := protocol.SplitWords(rest, &w)
+		if err == nil {
+			err = w.Want("dev", "ino", "size")
 		}
-		for i, k := range []struct {
-			key string
-			dst *uint64
-		}{{"dev", &b.dev}, {"ino", &b.ino}, {"size", &size}} {
+		var size uint64
+		for i, dst := range []*uint64{&b.dev, &b.ino, &size} {
 			if err == nil {
-				*k.dst, err = keyNum(w[i], k.key, 10)
+				_, v := w.At(i)
+				*dst, err = num(v, 10)
 			}
 		}
 		if err != nil || size > math.MaxInt64 {
@@ -99,8 +97,19 @@ func (b *bindings) parseLine(line []byte) error {
 		}
 		b.size = int64(size)
 	case "doc":
-		crc, err := keyNum(rest, "crc", 16)
-		if err != nil || len(rest) != len("crc=")+8 {
+		var w protocol.Words
+		err := protocol.SplitWords(rest, &w)
+		if err == nil {
+			err = w.Want("crc")
+		}
+		var crc uint64
+		if err == nil {
+			_, v := w.At(0)
+			if crc, err = num(v, 16); err == nil && len(v) != 8 {
+				err = errors.New("want 8 hex digits")
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("%q is not doc crc=XXXXXXXX", line)
 		}
 		b.doc, b.hasDoc = uint32(crc), true
@@ -119,12 +128,11 @@ func (b *bindings) parseLine(line []byte) error {
 	return nil
 }
 
-// keyNum parses the word key=N: N decimal (64 bits), or in base 16 a
-// CRC-32 (32 bits, lower case).
-func keyNum(w, key string, base int) (uint64, error) {
-	v, ok := strings.CutPrefix(w, key+"=")
-	if !ok || v == "" || strings.ToLower(v) != v {
-		return 0, fmt.Errorf("want %s=", key)
+// num parses the value of a key=N word: N decimal (64 bits), or in base
+// 16 a CRC-32 (32 bits, lower case).
+func num(v string, base int) (uint64, error) {
+	if v == "" || strings.ToLower(v) != v {
+		return 0, errors.New("want lower case digits")
 	}
 	bits := 64
 	if base == 16 {
