@@ -275,23 +275,15 @@ func (h *crashHarness) delay(dir string, u float64) (time.Duration, error) {
 	return time.Duration(u * (left + 0.1) * float64(h.runFor)), nil
 }
 
-// killedRun starts the pipeline, kills as kind says, and waits until the
-// store's lock is free again (a tally whose feed was killed must see EOF
-// and exit by itself). It returns how many processes it killed.
-func (h *crashHarness) killedRun(dir string, batch int, kind killKind, delay time.Duration) (int, error) {
-	cmd := h.command(dir, batch)
-	logf, err := os.Create(dir + ".stderr")
-	if err != nil {
-		return 0, err
-	}
-	defer logf.Close()
-	cmd.Stdout, cmd.Stderr = logf, logf
+// killRun starts cmd (a feed in a process group of its own), kills as
+// kind says after delay, and waits until its processes are gone and the
+// tally store's lock is free. It returns how many processes it killed.
+func killRun(cmd *exec.Cmd, dir string, kind killKind, delay time.Duration) (int, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-
 	killed := kill(cmd.Process.Pid, dir, kind, delay, done)
 	select {
 	case <-done:
@@ -303,6 +295,20 @@ func (h *crashHarness) killedRun(dir string, batch int, kind killKind, delay tim
 		return killed, err
 	}
 	return killed, waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
+}
+
+// killedRun starts the pipeline, kills as kind says, and waits until the
+// store's lock is free again (a tally whose feed was killed must see EOF
+// and exit by itself). It returns how many processes it killed.
+func (h *crashHarness) killedRun(dir string, batch int, kind killKind, delay time.Duration) (int, error) {
+	cmd := h.command(dir, batch)
+	logf, err := os.Create(dir + ".stderr")
+	if err != nil {
+		return 0, err
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	return killRun(cmd, dir, kind, delay)
 }
 
 // kill waits for kind's moment (or for the pipeline to end first) and
