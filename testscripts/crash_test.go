@@ -285,16 +285,23 @@ func killRun(cmd *exec.Cmd, dir string, kind killKind, delay time.Duration) (int
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	killed := kill(cmd.Process.Pid, dir, kind, delay, done)
+	return killed, stopped(cmd, done, dir, fmt.Sprint(kind))
+}
+
+// stopped waits until cmd, whose Wait closes done, has ended, its processes
+// are gone and the tally store dir's lock is free; after says, for the
+// error, what should have stopped it.
+func stopped(cmd *exec.Cmd, done <-chan struct{}, dir, after string) error {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
-		return killed, fmt.Errorf("feed kept running 20 s after %s", kind)
+		return fmt.Errorf("feed kept running 20 s after %s", after)
 	}
 	if err := waitGone(cmd.Process.Pid, 20*time.Second); err != nil {
-		return killed, err
+		return err
 	}
-	return killed, waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
+	return waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
 }
 
 // killedRun starts the pipeline, kills as kind says, and waits until the
