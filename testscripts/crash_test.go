@@ -275,6 +275,35 @@ func (h *crashHarness) delay(dir string, u float64) (time.Duration, error) {
 	return time.Duration(u * (left + 0.1) * float64(h.runFor)), nil
 }
 
+// killRun starts cmd (a feed in a process group of its own), kills as
+// kind says after delay, and waits until its processes are gone and the
+// tally store's lock is free. It returns how many processes it killed.
+func killRun(cmd *exec.Cmd, dir string, kind killKind, delay time.Duration) (int, error) {
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	killed := kill(cmd.Process.Pid, dir, kind, delay, done)
+	return killed, stopped(cmd, done, dir, fmt.Sprint(kind))
+}
+
+// stopped waits until cmd, whose Wait closes done, has ended, its processes
+// are gone and the tally store dir's lock is free; after says, for the
+// error, what should have stopped it.
+func stopped(cmd *exec.Cmd, done <-chan struct{}, dir, after string) error {
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		return fmt.Errorf("feed kept running 20 s after %s", after)
+	}
+	if err := waitGone(cmd.Process.Pid, 20*time.Second); err != nil {
+		return err
+	}
+	return waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
+}
+
 // killedRun starts the pipeline, kills as kind says, and waits until the
 // store's lock is free again (a tally whose feed was killed must see EOF
 // and exit by itself). It returns how many processes it killed.

@@ -216,16 +216,7 @@ func (p *followed) kill(t *testing.T, dir string, kind killKind, delay time.Dura
 
 func (p *followed) wait(t *testing.T, dir string) {
 	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(20 * time.Second):
-		p.cmd.Process.Kill()
-		t.Fatal("feed kept running 20 s after it was stopped")
-	}
-	if err := waitGone(p.cmd.Process.Pid, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if err := waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second); err != nil {
+	if err := stopped(p.cmd, p.done, dir, "it was stopped"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -131,25 +131,3 @@ func inHistory(cursor []byte) bool {
 	items := strings.Split(strings.TrimSpace(hist), ",")
 	return !strings.HasPrefix(items[len(items)-1], gen+":")
 }
-
-// killRun starts cmd (a feed in a process group of its own), kills as
-// kind says after delay, and waits until its processes are gone and the
-// tally store's lock is free. It returns how many processes it killed.
-func killRun(cmd *exec.Cmd, dir string, kind killKind, delay time.Duration) (int, error) {
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	killed := kill(cmd.Process.Pid, dir, kind, delay, done)
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		return killed, fmt.Errorf("feed kept running 20 s after %s", kind)
-	}
-	if err := waitGone(cmd.Process.Pid, 20*time.Second); err != nil {
-		return killed, err
-	}
-	return killed, waitUnlocked(filepath.Join(dir, "lock"), 20*time.Second)
-}

@@ -116,3 +116,38 @@ func (f *feeder) command(st Store, arg string, reset bool) string {
 	}
 	return strings.Join(append(append(cmd, "--"), f.opt.Consumer...), " ")
 }
+
+// historyErr says how to name a store fed with its history, whose cursor
+// is inside an older generation, when it is named by its path alone: with
+// the generations beside its path that the cursor recorded, found by
+// their first bytes. nil when the cursor is in the file at the path.
+func historyErr(st Store, m cursor.Mark) error {
+	found, missing := store.FindHistory(st.Path, m.Gens)
+	if len(found) == 0 && missing == 0 {
+		return nil
+	}
+	if missing > 0 {
+		return fmt.Errorf("feed: store %s: the cursor is at position %d, inside an older generation of the store, which was fed named with its history (%d generations before %s), but only %s is named, and %d of them are not beside it under a rotated name; name them all, oldest first, as %s=GEN1,…,%s, to resume there", st.ID, m.Offset, len(found)+missing, st.Path, st.Path, missing, st.ID, st.Path)
+	}
+	return fmt.Errorf("feed: store %s: the cursor is at position %d, inside an older generation of the store, which was fed named with its history, but only %s is named; name it with its history, the same command otherwise, as %s=%s,%s, to resume there", st.ID, m.Offset, st.Path, st.ID, strings.Join(found, ","), st.Path)
+}
+
+// storeArg is how a store is named on the command line.
+func storeArg(st Store) string {
+	if len(st.History) > 0 {
+		return st.ID + "=" + strings.Join(append(slices.Clone(st.History), st.Path), ",")
+	}
+	if st.ID == filepath.Base(st.Path) {
+		return st.Path
+	}
+	return st.ID + "=" + st.Path
+}
+
+// tallyStore names the tally store of a consumer "tally --run DIR", else
+// says TALLYSTORE.
+func tallyStore(argv []string) string {
+	if n := len(argv); n >= 2 && argv[n-2] == "--run" {
+		return argv[n-1]
+	}
+	return "TALLYSTORE"
+}

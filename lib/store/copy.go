@@ -47,7 +47,7 @@ func isCopy(p string, at os.FileInfo, g Gen, off int64, s Seam) bool {
 		return false
 	}
 	o, err := openOlder(p)
-	return err == nil && o.matches(GenID{SigLen: g.SigLen, Sig: g.Sig}) && o.hasSeam(off, s)
+	return err == nil && o.matches(g.id()) && o.hasSeam(off, s)
 }
 
 // ContentSize returns how many bytes the file at path holds, decompressed

@@ -36,6 +36,9 @@ type Gen struct {
 // generations were recorded does not).
 func (g Gen) Known() bool { return g.Ino != 0 }
 
+// id is what a cursor records of g: where it begins and its signature.
+func (g Gen) id() GenID { return GenID{Base: g.Base, SigLen: g.SigLen, Sig: g.Sig} }
+
 // identity returns the device and inode numbers of fi.
 func identity(fi os.FileInfo) (dev, ino uint64) {
 	st, ok := fi.Sys().(*syscall.Stat_t)

@@ -327,5 +327,5 @@ func FindHistory(path string, gens []GenID) (found []string, missing int) {
 
 // starts says whether o's first bytes are those generation id was signed with.
 func (o *older) starts(id GenID) bool {
-	return id.SigLen > 0 && len(o.head) >= id.SigLen && crc32.ChecksumIEEE(o.head[:id.SigLen]) == id.Sig
+	return id.SigLen > 0 && o.matches(id)
 }

@@ -201,7 +201,7 @@ func resumeAt(s Spec, olds []*older, w Where) (int, int64, error) {
 		return 0, 0, err
 	}
 	k := slices.IndexFunc(w.Gens, func(id GenID) bool {
-		return w.Gen.Known() && id.Base == w.Gen.Base && id.SigLen == w.Gen.SigLen && id.Sig == w.Gen.Sig
+		return w.Gen.Known() && id == w.Gen.id()
 	})
 	if k < 0 {
 		// Waiting for Path past the history: its generations are read again.
@@ -413,7 +413,7 @@ func (r *Reader) Recorded() []GenID {
 	out := slices.Clone(r.ids)
 	for _, g := range r.gens {
 		if g.Known() {
-			out = append(out, GenID{Base: g.Base, SigLen: g.SigLen, Sig: g.Sig})
+			out = append(out, g.id())
 		}
 	}
 	for _, o := range r.olds[min(1, len(r.olds)):] {

@@ -104,7 +104,7 @@ func holding(s Spec, olds []*older, w Where) int {
 		return len(olds)
 	}
 	for i := len(olds) - 1; i >= 0; i-- {
-		if olds[i].matches(GenID{SigLen: w.Gen.SigLen, Sig: w.Gen.Sig}) && olds[i].hasSeam(w.Pos-w.Gen.Base, w.Seam) {
+		if olds[i].matches(w.Gen.id()) && olds[i].hasSeam(w.Pos-w.Gen.Base, w.Seam) {
 			return i
 		}
 	}
