@@ -425,6 +425,14 @@ func TestAnAgainstStoreThatCannotBeReadExits1(t *testing.T) {
 	}
 }
 
+func TestABindingsFileThatCannotBeReadExits1NotAsAUsageError(t *testing.T) {
+	f := newFixture(t, threeBuckets, positions(threeBuckets, threeBucketsTape))
+	write(t, filepath.Join(f.dir, "bindings"), "not a bindings line\n")
+	if code, out := f.tgcheck("--against", "web1="+f.log); code != 1 || !strings.Contains(out, "bindings") {
+		t.Errorf("exit %d, want 1 naming the bindings file:\n%s", code, out)
+	}
+}
+
 func TestDeriveFoldsSumMinMaxAndWhereAsTheSpecSays(t *testing.T) {
 	lines := []string{line(1, 200, "-"), line(2, 200, "-"), line(3, 503, "40"), line(4, 503, "2"), "not a line\n"}
 	f := newFixture(t, lines, "")

@@ -282,7 +282,7 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 func (o *options) began(w io.Writer) error {
 	began, err := tally.Began(o.dir)
 	if err != nil {
-		return command.Usagef("tgcheck: %v", err)
+		return fmt.Errorf("tgcheck: %v", err) // a store that cannot be read: exit 1, as the help says
 	}
 	for i := range o.against {
 		in := &o.against[i]
