@@ -3,6 +3,7 @@ package testscripts
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -129,5 +130,17 @@ func TestFromEndOnATapeWithLaterKindsStartsAtTheLastSealAndPushesExactlyWhatFoll
 	}
 	if n != seals || sum != entries {
 		t.Errorf("the receiver holds %d timbertally_entries samples adding to %v, the tape after the cursor %d seals of %v entries", n, sum, seals, entries)
+	}
+
+	// tgread and tgcheck pass over the same lines: tgread holds every
+	// series line of the tape, and the tape proves against its log.
+	all, _, _ := rowsAfter(t, after, 0)
+	if got := tapeRows(t, st); strings.Join(got, "\n") != strings.Join(all, "\n") {
+		t.Errorf("tgread holds %d rows, the tape's text %d", len(got), len(all))
+	}
+	check := exec.Command("tgcheck", "--against", "access.log="+log, "--scan", st)
+	out, err := check.CombinedOutput()
+	if err != nil || bytes.Count(out, []byte("which a later version added")) != 2 {
+		t.Errorf("tgcheck: %v, want exit 0 and a note for each of the two later kinds:\n%s", err, out)
 	}
 }
