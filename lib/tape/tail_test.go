@@ -17,15 +17,15 @@ type scanned struct {
 
 // forward reads the whole lines of text as a forward reader that passes
 // over later kinds does (tgpush's follower): the records in order, and
-// the first damaged line's error and byte offset.
-func forward(t *testing.T, text string) (recs []scanned, damage error, at int64) {
+// the first damaged line's byte offset and error.
+func forward(t *testing.T, text string) (recs []scanned, at int64, damage error) {
 	t.Helper()
 	r := NewReader(strings.NewReader(text))
 	var pos int64
 	for {
 		line, err := r.ReadLine()
 		if err == io.EOF {
-			return recs, nil, -1
+			return recs, -1, nil
 		}
 		if err != nil {
 			t.Fatalf("forward: %v", err)
@@ -34,7 +34,7 @@ func forward(t *testing.T, text string) (recs []scanned, damage error, at int64)
 		pos += int64(len(line)) + 1
 		rec, err := ParseOrLater(line)
 		if err != nil {
-			return recs, err, start
+			return recs, start, err
 		}
 		recs = append(recs, scanned{rec, pos})
 	}
@@ -63,7 +63,7 @@ func TestScanBackHandsALaterKindsLineOverAsARecordOfKindLaterAsTheForwardReaderD
 	if err != nil {
 		t.Fatalf("ScanBack refused a well-formed line of a later kind: %v", err)
 	}
-	fwd, damage, _ := forward(t, laterTape)
+	fwd, _, damage := forward(t, laterTape)
 	if damage != nil {
 		t.Fatal(damage)
 	}
@@ -132,7 +132,7 @@ func FuzzScanBackAgreesWithTheForwardReader(f *testing.F) {
 			}
 			want = append(want, scanned{rec, pos})
 		}
-		if fwd, damage, _ := forward(t, text); damage == nil && !reflect.DeepEqual(fwd, want) {
+		if fwd, _, damage := forward(t, text); damage == nil && !reflect.DeepEqual(fwd, want) {
 			t.Fatalf("the forward reader read %+v, want %+v", fwd, want)
 		}
 		var be *ByteError
@@ -162,7 +162,7 @@ func TestScanBackAgreesWithTheForwardReaderAcrossItsChunkBoundaries(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	fwd, damage, _ := forward(t, text)
+	fwd, _, damage := forward(t, text)
 	if damage != nil || !reflect.DeepEqual(back, fwd) {
 		t.Fatalf("ScanBack saw %d records, the forward reader %d (%v)", len(back), len(fwd), damage)
 	}
