@@ -156,9 +156,9 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 }
 
 // unreadable explains why the tail of the tape of dir could not be read
-// (for what, when said). A line that is no record (a *tape.ByteError: a
-// well-formed later kind is passed over, never one) is named with the
-// fix: the tape cannot be counted on, so it is made again from the logs.
+// (for what, when said). A line that is no record (a *tape.ByteError; a
+// later kind's line is none: ScanBack passes it over) is named with the
+// fix: the tape cannot be counted on, so it is made again from its logs.
 func unreadable(dir, what string, err error) error {
 	var damaged *tape.ByteError
 	if !errors.As(err, &damaged) {
