@@ -18,8 +18,9 @@ type Writer struct {
 // OpenWriter opens the tape at path for appending, creating it (mode 0644
 // before umask) when missing. A torn tail is cut off and returned, so that
 // the caller can say so: bytes after the last '\n', and a bucket's group
-// without its seal (series and !cap lines after the last seal or marker),
-// which a failed append (a full disk) or a crash can leave. Neither was
+// without its seal (series and !cap lines after the last seal or marker,
+// with the later kinds' lines among and after them: groupStart), which a
+// failed append (a full disk) or a crash can leave. Neither was
 // ever a whole record group, and the entries they spoke for are replayed
 // from the cursor, so the replay writes the group again, whole.
 func OpenWriter(path string) (*Writer, []byte, error) {
@@ -107,17 +108,10 @@ func repair(f *os.File, cut bool) ([]byte, int64, error) {
 	return torn, 0, truncate(f, 0, cut)
 }
 
-// cutOpenGroup truncates f (size bytes of whole lines) after its last
-// record that is not a series or !cap line (when cut), and returns what it cut.
+// cutOpenGroup truncates f (size bytes of whole lines) where its trailing
+// group without a seal starts (when cut; groupStart), and returns what it cut.
 func cutOpenGroup(f *os.File, size int64, cut bool) ([]byte, int64, error) {
-	keep := int64(0)
-	err := ScanBack(f, size, func(r *Record, end int64) bool {
-		if r.Kind == Series || r.Kind == Cap {
-			return true
-		}
-		keep = end
-		return false
-	})
+	keep, err := groupStart(f, size, false)
 	if err != nil || keep == size {
 		return nil, size, err
 	}
@@ -135,20 +129,42 @@ func cutOpenGroup(f *os.File, size int64, cut bool) ([]byte, int64, error) {
 // caller that replays every store the tape counted from 0 may cut it: the
 // replay seals that bucket again, whole, and writes a new end record.
 func OrphanGroup(r io.ReaderAt, size int64) (int64, error) {
-	keep, ends, group := int64(0), true, false
+	return groupStart(r, size, true)
+}
+
+// groupStart returns where the unsealed group at the end of the tape r
+// (size bytes of whole lines) starts, after end records when ends: its
+// first series or !cap line after the tape's last other record, or size
+// when there is none. A later kind's line (ParseOrLater) is no record
+// this version can place: one among the group's lines or after them was
+// written with the group (a later version writes a group in one append
+// too) and is cut with it, so that no series line of a torn group stays
+// behind to be a fragment of the group the replay writes again; one
+// before the group's first line stays where it is.
+func groupStart(r io.ReaderAt, size int64, ends bool) (int64, error) {
+	keep := size
+	next := false // the line after the one scanned is a series or !cap line
+	group, stopped := false, false
 	err := ScanBack(r, size, func(rec *Record, end int64) bool {
+		if next {
+			keep = end
+		}
 		switch {
-		case ends && rec.Kind == End:
-			return true
 		case rec.Kind == Series || rec.Kind == Cap:
-			ends, group = false, true
+			next, group = true, true
+			return true
+		case rec.Kind == Later, ends && !group && rec.Kind == End:
+			next = false
 			return true
 		}
-		keep = end
+		stopped = true
 		return false
 	})
-	if err != nil || !group {
+	if err != nil {
 		return size, err
+	}
+	if next && !stopped {
+		keep = 0 // the group is the tape's first line on
 	}
 	return keep, nil
 }

@@ -59,3 +59,49 @@ func TestOrphanGroupIsTheUnsealedGroupBeforeTheEndRecords(t *testing.T) {
 		}
 	}
 }
+
+// A later version writes a bucket's group in one append, and may write a
+// line of a kind this version does not know inside it: a crash that tears
+// that append leaves series lines before the later kind's line too. They
+// are the torn group's, cut with it (the replay writes the group again,
+// whole); a later kind's line before the group's first line is no part
+// of it and stays.
+func TestATornGroupIsCutFromItsFirstSeriesLinePastALaterKindsLineInsideIt(t *testing.T) {
+	sealed := "2026-10-10T13:55:30Z requests 4\nseal 2026-10-10T13:55:30Z width=10s entries=4 at=q:40\n"
+	before := "identity id=q dev=1\n"
+	group := "2026-10-10T13:55:40Z requests{s=\"200\"} 2\n!mark at=q:50\n2026-10-10T13:55:40Z requests{s=\"500\"} 1\n"
+	for _, c := range []struct{ text, keep string }{
+		{sealed + before + group, sealed + before},
+		{sealed + group + before, sealed},
+		{group, ""},
+		{sealed + before, sealed + before},
+	} {
+		p := filepath.Join(t.TempDir(), "tape")
+		os.WriteFile(p, []byte(c.text), 0o644)
+		torn, size, err := Torn(p)
+		if err != nil || size != int64(len(c.keep)) || string(torn) != c.text[len(c.keep):] {
+			t.Errorf("Torn(%q) = %q, %d, %v; want to keep %q", c.text, torn, size, err, c.keep)
+		}
+	}
+}
+
+// A seal deleted by hand leaves its group before the end records; a later
+// kind's line inside that group, or among the end records, does not hide
+// the group's first lines from the cut.
+func TestOrphanGroupCutsFromTheGroupsFirstLinePastLaterKindsLines(t *testing.T) {
+	sealed := "2026-10-10T13:55:30Z requests 4\nseal 2026-10-10T13:55:30Z width=10s entries=4 at=q:40\n"
+	orphan := "2026-10-10T13:55:40Z requests{s=\"200\"} 2\n!mark at=q:50\n2026-10-10T13:55:40Z requests{s=\"500\"} 1\n"
+	end := "end at=q:60\n"
+	for _, c := range []struct{ text, keep string }{
+		{sealed + orphan + end, sealed},
+		{sealed + orphan + "!mark at=q:60\n" + end + "identity id=q\n", sealed},
+		{sealed + "identity id=q\n" + orphan + end, sealed + "identity id=q\n"},
+		{orphan + end, ""},
+		{sealed + end + "identity id=q\n", sealed + end + "identity id=q\n"},
+	} {
+		keep, err := OrphanGroup(strings.NewReader(c.text), int64(len(c.text)))
+		if err != nil || keep != int64(len(c.keep)) {
+			t.Errorf("OrphanGroup(%q) = %d, %v; want %d", c.text, keep, err, len(c.keep))
+		}
+	}
+}
