@@ -553,7 +553,7 @@ func TestADamagedLineInsideAGroupStopsTgpushBeforeThatGroupNamingItsByte(t *test
 		if code != 1 {
 			t.Fatalf("%q: exit %d, want 1: %s", bad, code, stderr)
 		}
-		for _, want := range []string{fmt.Sprintf("the line at byte %d:", at), "tgcheck --scan " + dir, "tgread and tgcheck refuse it too"} {
+		for _, want := range []string{fmt.Sprintf("the line at byte %d:", at), "tgcheck --scan " + dir, "tgread and tgcheck refuse it too", "tally --provision --replace --doc " + filepath.Join(dir, "document") + " " + dir + " (the old tape"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%q: stderr lacks %q: %s", bad, want, stderr)
 			}
@@ -853,7 +853,7 @@ func TestFromEndStopsAtADamagedLineAfterTheLastSealNamingItsByteAndTheFix(t *tes
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}
-	for _, want := range []string{fmt.Sprintf("the line at byte %d:", len(threeGroups)), `"garbage here"`, "tgcheck --scan " + dir, "tally --provision --replace " + dir} {
+	for _, want := range []string{fmt.Sprintf("the line at byte %d:", len(threeGroups)), `"garbage here"`, "tgcheck --scan " + dir, "tally --provision --replace --doc " + filepath.Join(dir, "document") + " " + dir + " (the old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run " + dir} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q: %s", want, stderr)
 		}

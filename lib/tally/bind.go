@@ -268,10 +268,9 @@ type declared struct {
 }
 
 // rederive is the complete remedy for a tape that must be counted again
-// from the stores: both steps, in order.
-func rederive(dir string) string {
-	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run %s (its cursor and stores as before)", filepath.Join(dir, documentFile), dir, dir)
-}
+// from the stores: both steps, in order (tape.Remake, which every reader
+// that stops at a damaged tape advises too).
+func rederive(dir string) string { return tape.Remake(dir) }
 
 // checkSize refuses a tape shorter (once its torn tail is cut) than when
 // a run last ended, unless every store is replayed from 0: which entries

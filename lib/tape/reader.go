@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 )
 
 // readSize is the Reader's buffer: reads of 256 KiB keep syscalls far
@@ -89,4 +90,21 @@ func (r *Reader) Next() (Record, error) {
 		return Record{}, &LineError{r.line, err}
 	}
 	return rec, nil
+}
+
+// Remake is the fix for a tape of the tally store dir that holds a line
+// that is no record (damage, ParseOrLater): the tape cannot be counted on,
+// so it is made again from its logs, the old one kept beside the new. Every
+// reader that stops at damage (tally, tgread, tgcheck, tgpush) ends its
+// message with it, so that each advises the same commands, which run as
+// told.
+func Remake(dir string) string {
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run %s (its cursor and stores as before)", filepath.Join(dir, "document"), dir, dir)
+}
+
+// Damaged reports whether err is about a line of a tape that is no record
+// (a *LineError that is not a torn last line), the error Remake fixes.
+func Damaged(err error) bool {
+	var le *LineError
+	return errors.As(err, &le) && !errors.Is(err, ErrTorn)
 }
