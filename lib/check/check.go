@@ -82,7 +82,7 @@ func load(dir string, live bool) (*tallyStore, error) {
 		if errors.Is(err, tape.ErrTorn) {
 			return nil, fmt.Errorf("tgcheck: %s: %v; on a store being fed, tgcheck --open leaves it out", s.TapePath, err)
 		}
-		return nil, fmt.Errorf("tgcheck: %s: %v", s.TapePath, err)
+		return nil, fmt.Errorf("tgcheck: %s: %w", s.TapePath, err)
 	}
 	return s, nil
 }

@@ -863,7 +863,8 @@ func TestALaterKindsLineIsPassedOverWithANoteAndTheTapeStillProves(t *testing.T)
 		}
 	}
 	g := newFixture(t, threeBuckets, tp[:at]+"identity Id=web1\n"+tp[at:])
-	if code, out := g.tgcheck("--scan"); code != 1 || !strings.Contains(out, "line 11") {
-		t.Errorf("a damaged line: exit %d:\n%s", code, out)
+	fix := "re-make it from its logs, tally --provision --replace --doc " + filepath.Join(g.dir, "document") + " " + g.dir + " (the old tape is kept beside it), then feed --reset --cursor FILE web1=" + g.log + " -- tally --run " + g.dir
+	if code, out := g.tgcheck("--scan", "--against", "web1="+g.log); code != 1 || !strings.Contains(out, "line 11") || !strings.Contains(out, fix) {
+		t.Errorf("a damaged line: exit %d, want 1 naming line 11 and %q:\n%s", code, fix, out)
 	}
 }

@@ -201,6 +201,9 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 		load = loadOpenStore
 	}
 	s, err := load(o.dir)
+	if tape.Damaged(err) {
+		return false, false, fmt.Errorf("%v; it is not a record, so the tape was damaged or not written by tally: re-make it from its logs, %s", err, o.rederive())
+	}
 	if err != nil {
 		return false, false, err
 	}

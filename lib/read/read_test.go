@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -530,5 +531,39 @@ func TestALaterKindsLineIsPassedOverWholeAndFollowedWithOneNotePerKind(t *testin
 		if code := stop(); code != 0 || out.String() != want.stdout || strings.Count(errOut.String(), "note:") != 2 {
 			t.Errorf("--follow --format %s: exit %d, printed %q, stderr %q; want %q and two notes", f, code, out.String(), errOut.String(), want.stdout)
 		}
+	}
+}
+
+// A line that is no record stops tgread, whole, followed or from stdin,
+// naming the line and the complete fix: the commands that make the tape
+// again from its logs in its tally store (DIR when it came on stdin).
+func TestADamagedLineStopsTgreadNamingItsLineAndTheCommandsThatRemakeTheTape(t *testing.T) {
+	at := strings.Index(followGroups, "!drop")
+	bad := followGroups[:at] + "identity Id=web\n" + followGroups[at:]
+	dir := followStore(t, bad)
+	line := strings.Count(bad[:at], "\n") + 1
+	fix := func(d string) string {
+		return "tally --provision --replace --doc " + filepath.Join(d, "document") + " " + d + " (the old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run " + d
+	}
+	for _, c := range []struct {
+		args  []string
+		stdin string
+		want  []string
+	}{
+		{[]string{dir}, "", []string{filepath.Join(dir, "tape") + ": tape: line " + strconv.Itoa(line) + ":", fix(dir), "tgcheck --scan " + dir}},
+		{[]string{"-"}, bad, []string{"stdin: tape: line " + strconv.Itoa(line) + ":", fix("DIR")}},
+	} {
+		r := tgread(t, c.stdin, c.args...)
+		for _, w := range c.want {
+			if r.code != 1 || !strings.Contains(r.stderr, w) {
+				t.Errorf("%v: exit %d, stderr lacks %q: %s", c.args, r.code, w, r.stderr)
+			}
+		}
+	}
+	var out, errOut syncBuffer
+	stop := following(t, &out, &errOut, dir)
+	waitFor(t, &errOut, "tally --run "+dir)
+	if code := stop(); code != 1 || !strings.Contains(errOut.String(), fix(dir)) || !strings.Contains(errOut.String(), "line "+strconv.Itoa(line)+":") {
+		t.Errorf("--follow: exit %d, stderr %q; want the line and %q", code, errOut.String(), fix(dir))
 	}
 }

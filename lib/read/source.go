@@ -75,7 +75,7 @@ func open(name string, stdin io.Reader, opt tape.Options, stderr io.Writer) (*so
 func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) error {
 	res, err := tape.Resolve(r, opt)
 	if err != nil {
-		return fmt.Errorf("tgread: %s: %v; it was not written by tally, or was damaged", src.tape, err)
+		return unreadable(src.tape, err)
 	}
 	if res.Torn && src.name != "-" {
 		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or tally --run will repair it\n", src.tape)
@@ -110,6 +110,21 @@ func noteUnsealed(stderr io.Writer, name string, n int) {
 	if n > 0 {
 		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (tally --run repairs it; tgcheck says more)\n", name, n)
 	}
+}
+
+// unreadable explains why the tape name could not be read: a line that is
+// no record (tape.Damaged) is named with the fix, making the tape again
+// from its logs in the tally store it belongs to (DIR when it is not read
+// from one).
+func unreadable(name string, err error) error {
+	if !tape.Damaged(err) {
+		return fmt.Errorf("tgread: %s: %v; it was not written by tally, or was damaged", name, err)
+	}
+	dir := "DIR"
+	if filepath.Base(name) == "tape" {
+		dir = filepath.Dir(name)
+	}
+	return fmt.Errorf("tgread: %s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", name, err, dir, tape.Remake(dir))
 }
 
 // noteLater says, once per kind, that the tape name has records of a kind

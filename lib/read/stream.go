@@ -87,7 +87,7 @@ func (s *settings) newStreamer(w *bufio.Writer, name string, stderr io.Writer) *
 // add takes line number n of the tape, printing the group it closes.
 func (st *streamer) add(line []byte, n int) error {
 	if err := st.rv.Add(line, n); err != nil {
-		return fmt.Errorf("tgread: %s: %v; it was not written by tally, or was damaged", st.name, err)
+		return unreadable(st.name, err)
 	}
 	if bytes.HasPrefix(line, []byte("seal ")) {
 		return st.flush()
