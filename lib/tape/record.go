@@ -394,8 +394,16 @@ func parse(s string) (Record, error) {
 	if laterKind(word, rest, more) {
 		return Record{}, ErrUnknownKind
 	}
+	if word == "" || word[0] < '0' || word[0] > '9' {
+		return Record{}, errNoRecord // no time: no series line either
+	}
 	return parseSeries(word, rest)
 }
+
+// errNoRecord is why a line that starts with neither a time nor a kind
+// this version knows is damage: saying its first word is no time would
+// hide why it is not a later kind's record.
+var errNoRecord = errors.New("a tape line is a series (a time first), a seal, !late, !drop, !cap or end record, or a later kind's: a kind word ([!]?[a-z][a-z0-9_-]*) and then key=value words one space apart, keys [a-z][a-z0-9_]*, values printable ASCII without a space, and nothing else (no tab, CR or trailing space)")
 
 func parseSeries(ts, rest string) (Record, error) {
 	r := Record{Kind: Series}

@@ -200,3 +200,19 @@ func TestOnlyAWellFormedLineOfAnUnknownKindIsAnUnknownKindAndTheRestIsDamage(t *
 		}
 	}
 }
+
+// A damaged line that starts with a kind word (a later kind's line with a
+// trailing space, a CR, a tab, an uppercase key) is no series line, so its
+// error says why it is not a later kind's record rather than that its
+// first word is not a time.
+func TestALineStartingWithAKindWordSaysWhyItIsNoLaterKindsRecord(t *testing.T) {
+	for _, line := range []string{"identity id=web ", "identity id=web\r", "identity\tid=web", "identity Id=web", "identity id=web  dev=1", "identity", "garbage here"} {
+		_, err := Parse([]byte(line))
+		if err == nil || strings.Contains(err.Error(), "RFC 3339") || !strings.Contains(err.Error(), "key=value words one space apart") {
+			t.Errorf("%q: %v; want it to say a kind word is followed by key=value words one space apart", line, err)
+		}
+	}
+	if _, err := Parse([]byte("2026-13-01T10:35:30Z requests 1")); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
+		t.Errorf("a series line with a bad time: %v", err)
+	}
+}
