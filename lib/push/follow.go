@@ -46,7 +46,7 @@ type follower struct {
 	f      *os.File
 	id     identity
 	off    int64 // the start of the first group not yet returned
-	quirks func(off int64, text string)
+	quirks func(off int64, word string)
 }
 
 // openTape opens the tape at path and returns a follower at offset 0.
@@ -148,7 +148,7 @@ func (fl *follower) read(limit int64, maxGroups int) ([]Group, error) {
 		}
 		switch rec.Kind {
 		case tape.Later:
-			fl.quirk(at, string(line)) // a record kind added after this tgpush: it carries no sample
+			fl.quirk(at, tape.LaterWord(line)) // a record kind added after this tgpush: it carries no sample
 		case tape.Series:
 			g.Series = append(g.Series, rec)
 		case tape.Late, tape.Drop, tape.Cap:
@@ -169,9 +169,9 @@ func (fl *follower) read(limit int64, maxGroups int) ([]Group, error) {
 }
 
 // quirk reports a line of a kind this tgpush does not know.
-func (fl *follower) quirk(off int64, text string) {
+func (fl *follower) quirk(off int64, word string) {
 	if fl.quirks != nil {
-		fl.quirks(off, text)
+		fl.quirks(off, word)
 	}
 }
 

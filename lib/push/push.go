@@ -370,8 +370,7 @@ func (p *pusher) note(msg string) {
 }
 
 // quirk notes, once per kind, a record kind this tgpush does not know.
-func (p *pusher) quirk(off int64, text string) {
-	word, _, _ := strings.Cut(text, " ")
+func (p *pusher) quirk(off int64, word string) {
 	if p.quirked[word] {
 		return
 	}

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/timbertally/timbertally/lib/protocol"
@@ -29,6 +30,14 @@ func ParseOrLater(line []byte) (Record, error) {
 		return Record{Kind: Later}, nil
 	}
 	return rec, err
+}
+
+// LaterWord is the kind word that starts a later kind's line, as a note
+// names it: its first clipLen bytes, then "...", for a word longer than a
+// line a person reads (a forged one).
+func LaterWord(line []byte) string {
+	word, _, _ := bytes.Cut(line, []byte{' '})
+	return clip(word)
 }
 
 // laterKind reports whether the line word+" "+rest is well formed as a

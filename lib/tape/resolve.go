@@ -36,7 +36,7 @@ type Options struct {
 // (ParseOrLater): passed over, as every reader passes it over, and named
 // so that a reader can say so.
 type LaterKind struct {
-	Word string // the kind word that starts its lines ("identity", "!mark")
+	Word string // the kind word that starts its lines ("identity", "!mark"; LaterWord)
 	Line int
 }
 
@@ -335,15 +335,15 @@ func (rv *Resolver) addMarker(rec Record, n int) {
 // addLater notes the first line of each later kind: a tape holds a few
 // kinds however many lines, so this stays small.
 func (rv *Resolver) addLater(line []byte, n int) {
-	word, _, _ := bytes.Cut(line, []byte{' '})
-	if rv.later[string(word)] {
+	word := LaterWord(line)
+	if rv.later[word] {
 		return
 	}
 	if rv.later == nil {
 		rv.later = map[string]bool{}
 	}
-	rv.later[string(word)] = true
-	k := LaterKind{string(word), n}
+	rv.later[word] = true
+	k := LaterKind{word, n}
 	if rv.opt.OnLater != nil {
 		rv.opt.OnLater(k)
 	} else {

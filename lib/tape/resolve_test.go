@@ -239,3 +239,16 @@ func TestResolvePassesOverALaterKindsLineKeepingTheFirstLineOfEachKind(t *testin
 		t.Error("a damaged line after later kinds was passed over")
 	}
 }
+
+// A later kind's word of megabytes (a forged line) is named by its start
+// only, as a damaged line is quoted: a note stays a line a person reads.
+func TestALaterKindsHugeWordIsNamedByItsStartOnly(t *testing.T) {
+	huge := strings.Repeat("k", 3<<20)
+	res := resolve(t, huge+" a=1\n"+huge+" a=2\n"+sample, Options{})
+	if len(res.Later) != 1 || len(res.Later[0].Word) > clipLen+3 || !strings.HasPrefix(res.Later[0].Word, "kkk") || !strings.HasSuffix(res.Later[0].Word, "...") {
+		t.Fatalf("Later = %d kinds, the first %d bytes long; want one, clipped to %d", len(res.Later), len(res.Later[0].Word), clipLen)
+	}
+	if w := LaterWord([]byte("!mark at=web1:5")); w != "!mark" {
+		t.Errorf("LaterWord = %q, want !mark", w)
+	}
+}
