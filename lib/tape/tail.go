@@ -30,7 +30,9 @@ func ScanBack(r io.ReaderAt, size int64, fn func(rec *Record, end int64) bool) e
 	const chunk = 256 << 10
 	var carry []byte // the start of a line cut by the chunk boundary, with the rest of it
 	for end := size; end > 0; {
-		start := max(0, end-chunk)
+		// A read as long as the carry: a line of many chunks is read in
+		// reads that double, so each of its bytes is copied a few times.
+		start := max(0, end-max(chunk, int64(len(carry))))
 		buf := make([]byte, end-start, end-start+int64(len(carry)))
 		if _, err := r.ReadAt(buf, start); err != nil && err != io.EOF {
 			return err

@@ -167,3 +167,36 @@ func TestScanBackAgreesWithTheForwardReaderAcrossItsChunkBoundaries(t *testing.T
 		t.Fatalf("ScanBack saw %d records, the forward reader %d (%v)", len(back), len(fwd), damage)
 	}
 }
+
+// countingReader counts the reads made of it.
+type countingReader struct {
+	r     *strings.Reader
+	reads int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.r.ReadAt(p, off)
+}
+
+// A line many chunks long (a label value of megabytes) is read in chunks
+// that double while it lasts: a few reads, each byte copied a few times,
+// rather than a read per chunk, each copying all of the line read so far
+// (8 MiB took 0.2 s and 32 MiB 2 s: the time grew as the square).
+func TestScanBackReadsALineManyChunksLongInFewReads(t *testing.T) {
+	head := "seal 2026-10-10T13:55:20Z width=10s entries=1\n"
+	long := `2026-10-10T13:55:30Z requests{p="` + strings.Repeat("x", 8<<20) + `"} 1` + "\n"
+	text := head + long + "seal 2026-10-10T13:55:30Z width=10s entries=1\n"
+	c := &countingReader{r: strings.NewReader(text)}
+	var ends []int64
+	err := ScanBack(c, int64(len(text)), func(r *Record, end int64) bool {
+		ends = append(ends, end)
+		return true
+	})
+	if err != nil || len(ends) != 3 || ends[1] != int64(len(head+long)) || ends[2] != int64(len(head)) {
+		t.Fatalf("ScanBack = %v, ends %v", err, ends)
+	}
+	if c.reads > 8 {
+		t.Errorf("%d reads for a line of 8 MiB, want at most 8", c.reads)
+	}
+}
