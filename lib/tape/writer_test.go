@@ -105,3 +105,61 @@ func TestOrphanGroupCutsFromTheGroupsFirstLinePastLaterKindsLines(t *testing.T) 
 		}
 	}
 }
+
+// FuzzGroupStartLeavesNoSeriesLineOfAnUnsealedGroup: over any whole lines
+// that are records, what groupStart keeps ends at a line's end, the first
+// line it cuts is a series or !cap line, it cuts no record but series,
+// !cap, later kinds' lines (and end records, with ends), and what it keeps
+// does not end, past later kinds' lines, in a series or !cap line.
+func FuzzGroupStartLeavesNoSeriesLineOfAnUnsealedGroup(f *testing.F) {
+	f.Add("2026-10-10T13:55:30Z requests 4\nseal 2026-10-10T13:55:30Z width=10s entries=4\nidentity id=q\n2026-10-10T13:55:40Z requests 2\n!mark at=q:5\n2026-10-10T13:55:40Z requests 1\nend at=q:6\n", true)
+	f.Add("identity id=q\n2026-10-10T13:55:40Z requests 2\n", false)
+	f.Fuzz(func(t *testing.T, text string, ends bool) {
+		var lines []string
+		var kinds []Kind
+		for l := range strings.SplitSeq(strings.TrimSuffix(text, "\n"), "\n") {
+			rec, err := ParseOrLater([]byte(l))
+			if err != nil || text == "" {
+				return // damage is ScanBack's to find (FuzzScanBackAgreesWithTheForwardReader)
+			}
+			lines, kinds = append(lines, l+"\n"), append(kinds, rec.Kind)
+		}
+		text = strings.Join(lines, "")
+		keep, err := groupStart(strings.NewReader(text), int64(len(text)), ends)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at int64
+		cut := -1
+		for i, l := range lines {
+			if at == keep {
+				cut = i
+			}
+			at += int64(len(l))
+		}
+		if keep == int64(len(text)) {
+			cut = len(lines)
+		}
+		if cut < 0 {
+			t.Fatalf("kept %d bytes of %q: not a line's end", keep, text)
+		}
+		group := kinds[cut:]
+		if len(group) > 0 && group[0] != Series && group[0] != Cap {
+			t.Fatalf("%q: the first line cut is a %v", text, group[0])
+		}
+		for _, k := range group {
+			if k != Series && k != Cap && k != Later && (!ends || k != End) {
+				t.Fatalf("%q: a %v record was cut", text, k)
+			}
+		}
+		last := len(lines) // the last kept line that is not a later kind's
+		for i := cut - 1; i >= 0 && last == len(lines); i-- {
+			if kinds[i] != Later {
+				last = i
+			}
+		}
+		if last < len(lines) && (kinds[last] == Series || kinds[last] == Cap) {
+			t.Fatalf("%q: kept %d bytes ending in a series line of an unsealed group", text, keep)
+		}
+	})
+}
