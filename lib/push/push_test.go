@@ -862,3 +862,19 @@ func TestFromEndStopsAtADamagedLineAfterTheLastSealNamingItsByteAndTheFix(t *tes
 		t.Errorf("a cursor was saved or samples pushed (%q)", f.got())
 	}
 }
+
+// A later kind's line inside a group (between its series, between a series
+// and its !cap, before its seal) is passed over without splitting the
+// group: each bucket is pushed whole, with exactly the samples it has
+// without the line.
+func TestALaterKindsLineInsideAGroupIsPassedOverAndTheGroupPushedWhole(t *testing.T) {
+	tp := strings.Replace(threeGroups, "2026-12-01T10:35:30Z requests{status=\"404\"}", "!mark at=web:1\n2026-12-01T10:35:30Z requests{status=\"404\"}", 1)
+	tp = strings.Replace(tp, "!cap ", "!mark at=web:2\n!cap ", 1)
+	tp = strings.Replace(tp, "seal 2026-12-01T10:35:50Z", "identity id=web\nseal 2026-12-01T10:35:50Z", 1)
+	f := newFake(t, nil)
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), store(t, tp))
+	if code != 0 || strings.Count(stderr, "does not know") != 2 {
+		t.Fatalf("exit %d, want 0 and a note for each of the two kinds: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+}
