@@ -26,7 +26,7 @@ type LineError struct {
 
 func (e *LineError) Error() string {
 	if errors.Is(e.Err, ErrTorn) {
-		return fmt.Sprintf("tape: line %d is torn (no newline); a tape still being written ends so, else tally --run on its store repairs it", e.Line)
+		return fmt.Sprintf("tape: line %d is torn (no newline); a tape still being written ends so, else the next run of its tally store DIR repairs it, as it is run under feed (feed --cursor FILE STORE... -- tally --run DIR, its cursor and stores as before): it cuts the line and feed replays what it held", e.Line)
 	}
 	return fmt.Sprintf("tape: line %d: %v", e.Line, e.Err)
 }

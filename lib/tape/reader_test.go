@@ -39,6 +39,11 @@ func TestReaderReportsATornLastLineWithItsNumber(t *testing.T) {
 	if want := "tape: line 2 is torn (no newline)"; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q does not start %q", err, want)
 	}
+	// The fix is the store's next run as it is always run, under feed:
+	// tally --run alone reads no input and is refused.
+	if want := "feed --cursor FILE STORE... -- tally --run DIR"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not give the fix %q", err, want)
+	}
 }
 
 func TestReaderNamesTheLineOfAMalformedRecordAndPassesALaterKindAsOne(t *testing.T) {
