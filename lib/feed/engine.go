@@ -384,7 +384,7 @@ func (f *feeder) loop() error {
 		if sent || polled {
 			continue
 		}
-		if f.poll(now) {
+		if !f.mustWait(now) {
 			continue
 		}
 		d := time.Duration(-1)
@@ -435,15 +435,38 @@ func (f *feeder) poll(now time.Time) bool {
 // for; a protocol error or the consumer's end is over (check stops the run).
 func (f *feeder) look() spin.Look {
 	f.led.pump(f.con.rep)
-	for _, s := range f.streams {
-		if s.ready && !f.led.full(s.i, s.size()) {
-			return spin.Found
-		}
+	if f.sendable() {
+		return spin.Found
 	}
 	if err, eof := f.led.status(); err != nil || eof {
 		return spin.Over
 	}
 	return spin.Again
+}
+
+// mustWait reports whether the loop, having sent nothing this turn, must
+// wait: poll found no report that lets a batch go, and nothing read since
+// sendTurn did either. What tick or poll pumped in meanwhile (the
+// consumer's first report, a report read while waiting to write an idle
+// line) may have unparked a store, and a wait would then sleep on reports
+// already read, for a consumer waiting for that store's next batch.
+func (f *feeder) mustWait(now time.Time) bool {
+	return !f.poll(now) && !f.sendable()
+}
+
+// sendable reports whether a store has a prepared chunk that its
+// consumer's reports let go now (never after an interrupt: sendTurn then
+// starts no batch, and the loop waits for the consumer to finish).
+func (f *feeder) sendable() bool {
+	if f.stop.interrupted() {
+		return false
+	}
+	for _, s := range f.streams {
+		if s.ready && !f.led.full(s.i, s.size()) {
+			return true
+		}
+	}
+	return false
 }
 
 // check returns why the run must stop now, if it must.

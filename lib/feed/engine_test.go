@@ -542,3 +542,21 @@ func TestAConsumerThatAsksForAWindowGetsBatchesBeforeItReports(t *testing.T) {
 		t.Fatalf("the consumer read\n%s\nwant\n%s", in, want)
 	}
 }
+
+// With one CPU feed does not poll, but before the consumer's first report
+// poll still looks once: a first report already taking the batch in flight
+// must then let the next batch go, not leave feed asleep on reports it has
+// read while the consumer waits for that batch (a pipeline that hung at
+// its start, one run in ~30 at --batch-size 65536 with GOMAXPROCS=1).
+func TestWithOneCPUAFirstReportThatTakesTheBatchLetsTheNextOneGo(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f := openFeeder(t, "an entry\n", func(*Options) {})
+	reports := parkOnABatch(t, f, time.Now())
+	syscall.Write(reports, []byte("progress id=s offset=0 window=786432\nprogress id=s offset=0 taken=9 window=786432\n"))
+	if f.mustWait(time.Now()) {
+		t.Fatal("the first report took the batch in flight, and feed would sleep with the next one ready")
+	}
+	if f.led.parked(0) {
+		t.Fatal("the report was not read")
+	}
+}
