@@ -109,13 +109,21 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		if i >= len(b) || b[i] != '"' {
 			return 0, false
 		}
-		mark := len(x.scratch)
-		key, q, ok := x.str(b, i)
-		if !ok {
-			return 0, false
+		var kid *keyNode
+		var ok bool
+		q := shortString(b, i)
+		if q >= 0 { // a short key, mostly: no call
+			kid = n.kid(b[i+1 : q])
+		} else {
+			mark := len(x.scratch)
+			var key []byte
+			var kq int
+			if key, kq, ok = x.str(b, i); !ok {
+				return 0, false
+			}
+			kid, q = n.kid(key), kq
+			x.scratch = x.scratch[:mark] // the key is compared, never kept
 		}
-		kid := n.kid(key)
-		x.scratch = x.scratch[:mark] // the key is compared, never kept
 		if i = skipWS(b, q+1); i >= len(b) || b[i] != ':' {
 			return 0, false
 		}
@@ -123,13 +131,12 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		switch {
 		case kid != nil:
 			i, ok = x.value(b, i, kid, e, depth+1)
-		case i < len(b) && b[i] == '"': // a string, mostly: skipped here, not by a call
-			var s, q int
-			var esc bool
-			if s, q, esc, ok = scanString(b, i); ok && esc {
-				ok = validEscapes(b[s:q])
+		case i < len(b) && b[i] == '"': // a string, mostly: skipped here, a short one without a call
+			if q := shortString(b, i); q >= 0 {
+				i, ok = q+1, true
+			} else {
+				i, ok = longString(b, i)
 			}
-			i = q + 1
 		default:
 			i, ok = skipValue(b, i, depth+1)
 		}
@@ -250,11 +257,7 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 	}
 	switch b[i] {
 	case '"':
-		s, q, esc, ok := scanString(b, i)
-		if esc && ok {
-			ok = validEscapes(b[s:q])
-		}
-		return q + 1, ok
+		return skipString(b, i)
 	case '{':
 		return skipContainer(b, i, depth, '}', true)
 	case '[':
@@ -281,21 +284,22 @@ func skipContainer(b []byte, i, depth int, close byte, keyed bool) (int, bool) {
 			if i >= len(b) || b[i] != '"' {
 				return 0, false
 			}
-			_, q, _, ok := scanString(b, i)
-			if !ok {
+			if q := shortString(b, i); q >= 0 {
+				i = q + 1
+			} else if i, ok = longString(b, i); !ok {
 				return 0, false
 			}
-			if i = skipWS(b, q+1); i >= len(b) || b[i] != ':' {
+			if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
 				return 0, false
 			}
 			i = skipWS(b, i+1)
 		}
-		if i < len(b) && b[i] == '"' { // a string, mostly: skipped here, not by a call
-			s, q, esc, sok := scanString(b, i)
-			if !sok || esc && !validEscapes(b[s:q]) {
+		if i < len(b) && b[i] == '"' { // a string, mostly: skipped here, a short one without a call
+			if q := shortString(b, i); q >= 0 {
+				i = q + 1
+			} else if i, ok = longString(b, i); !ok {
 				return 0, false
 			}
-			i = q + 1
 		} else if i, ok = skipValue(b, i, depth+1); !ok {
 			return 0, false
 		}
@@ -368,6 +372,24 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
+// skipString returns the index after the string at b[i] ('"'), checking
+// its escapes.
+func skipString(b []byte, i int) (int, bool) {
+	if q := shortString(b, i); q >= 0 {
+		return q + 1, true
+	}
+	return longString(b, i)
+}
+
+// longString is skipString for a string shortString does not read.
+func longString(b []byte, i int) (int, bool) {
+	s, q, esc, ok := scanString(b, i)
+	if ok && esc {
+		ok = validEscapes(b[s:q])
+	}
+	return q + 1, ok
+}
+
 // str returns the string at b[i] ('"') unescaped: its bytes in b, or in
 // x.scratch when it holds escapes; q is its closing quote.
 func (x *Extractor) str(b []byte, i int) (v []byte, q int, ok bool) {
@@ -413,6 +435,25 @@ func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 		}
 	}
 	return 0, 0, false, false
+}
+
+// shortString returns the closing quote of the string at b[i] ('"')
+// when it comes within the 8 bytes after the opening one with no
+// backslash before it, else -1 (scanString then reads the string). Most
+// keys and many values are that short: it is small enough to inline,
+// which spares them scanString's call and loop.
+func shortString(b []byte, i int) int {
+	if i+9 > len(b) {
+		return -1
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	w := binary.LittleEndian.Uint64(b[i+1:])
+	x, y := w^(ones*'"'), w^(ones*'\\')
+	q := (x - ones) &^ x & highs                // byteMask(w, '"')
+	if q != 0 && (y-ones)&^y&highs&(q-1) == 0 { // no backslash before the quote
+		return i + 1 + bits.TrailingZeros64(q)>>3
+	}
+	return -1
 }
 
 // stopMask has the high bit set of each byte of w (little-endian) that is

@@ -57,6 +57,7 @@ func TestJSONDropsWhatIsNotOneObject(t *testing.T) {
 		``, `[1]`, `"ts"`, `{"ts":1791640536`, `{"ts":1791640536}x`, `{"ts":1791640536}{}`, `{"ts":01}`,
 		`{"ts":1791640536,"a":[1 2]}`, `{"ts":1791640536,"a":tru}`, `{"ts":1791640536,"a":"\q"}`,
 		`{"ts":1791640536,"request":{"method":"\u12"}}`, `{ts:1}`, `{"ts":1791640536,}`,
+		`{"ts":1791640536,"a":{"\q":1}}`, `{"ts":1791640536,"a":[{"b\x":1}]}`,
 		jsonLine[:len(jsonLine)/2], `Dec  1 21:14:10 host sshd[1]: Accepted publickey`,
 	} {
 		var e Entry
@@ -221,6 +222,28 @@ func FuzzScanString(f *testing.F) {
 		s, q, esc, ok := scanString(b, 0)
 		if ok != want.ok || ok && (s != 1 || q != want.q || esc != want.esc) {
 			t.Fatalf("scanString(%q) = %d, %d, %v, %v; a byte loop gives q %d, esc %v, ok %v", b, s, q, esc, ok, want.q, want.esc, want.ok)
+		}
+	})
+}
+
+// FuzzShortString checks that shortString, which reads one word, ends a
+// string where scanString does, and only a string without escapes.
+func FuzzShortString(f *testing.F) {
+	f.Add([]byte(`"ts":1`))
+	f.Add([]byte(`"a\"b":1`))
+	f.Add([]byte(`"\\":12345678`))
+	f.Add([]byte(`"abcdefgh":1`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			b = append([]byte{'"'}, b...)
+		}
+		q := shortString(b, 0)
+		if q < 0 {
+			return
+		}
+		_, want, esc, ok := scanString(b, 0)
+		if !ok || q != want || esc || q > 8 {
+			t.Fatalf("shortString(%q) = %d; scanString gives q %d, esc %v, ok %v", b, q, want, esc, ok)
 		}
 	})
 }
