@@ -22,6 +22,19 @@ type keyNode struct {
 	index int // key as an array index, or -1
 	field int // index in Entry.Fields, or -1
 	kids  []*keyNode
+	short []shortKey // the kids whose keys are under 8 bytes, for shortKid
+}
+
+// shortKey is a key of under 8 bytes as one word: its bytes (little-
+// endian) and its length in the top byte, which no such key reaches.
+type shortKey struct {
+	word uint64
+	kid  *keyNode
+}
+
+// keyWord is the shortKey word of the n (< 8) bytes of w's start.
+func keyWord(w uint64, n int) uint64 {
+	return w&(1<<(8*n)-1) | uint64(n)<<56
 }
 
 // addPath adds the key path a.b.c of field to the tree under n.
@@ -39,6 +52,11 @@ func (n *keyNode) addPath(path string, field int) {
 				next.index = i
 			}
 			n.kids = append(n.kids, next)
+			if len(seg) < 8 {
+				var w [8]byte
+				copy(w[:], seg)
+				n.short = append(n.short, shortKey{keyWord(binary.LittleEndian.Uint64(w[:]), len(seg)), next})
+			}
 		}
 		n = next
 	}
@@ -50,6 +68,18 @@ func (n *keyNode) kid(key []byte) *keyNode {
 	for _, k := range n.kids {
 		if len(k.key) == len(key) && bytes.Equal(k.key, key) {
 			return k
+		}
+	}
+	return nil
+}
+
+// shortKid is kid for the key b[i+1:q], under 8 bytes, with 8 bytes of
+// b after i: it compares one word a step, not the key's bytes.
+func (n *keyNode) shortKid(b []byte, i, q int) *keyNode {
+	w := keyWord(binary.LittleEndian.Uint64(b[i+1:]), q-i-1)
+	for _, k := range n.short {
+		if k.word == w {
+			return k.kid
 		}
 	}
 	return nil
@@ -113,7 +143,7 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		var ok bool
 		q := shortString(b, i)
 		if q >= 0 { // a short key, mostly: no call
-			kid = n.kid(b[i+1 : q])
+			kid = n.shortKid(b, i, q)
 		} else {
 			mark := len(x.scratch)
 			var key []byte
