@@ -413,10 +413,7 @@ func skipString(b []byte, i int) (int, bool) {
 
 // longString is skipString for a string shortString does not read.
 func longString(b []byte, i int) (int, bool) {
-	s, q, esc, ok := scanString(b, i)
-	if ok && esc {
-		ok = validEscapes(b[s:q])
-	}
+	_, q, _, ok := scanString(b, i)
 	return q + 1, ok
 }
 
@@ -435,7 +432,9 @@ func (x *Extractor) str(b []byte, i int) (v []byte, q int, ok bool) {
 }
 
 // scanString finds the string at b[i] ('"'): its content is b[s:q], q
-// the closing quote; esc says whether it holds a backslash. It reads 8
+// the closing quote; esc says whether it holds a backslash. ok is false
+// for a string not closed or with an escape unescape does not read
+// (checked as it is met: a skipped string is not read again). It reads 8
 // bytes a step, finding the first '"' or '\\' of each word with
 // bitwise arithmetic (a plain loop over bytes was a third of a JSON
 // line's time), and the last few bytes one by one.
@@ -452,6 +451,9 @@ func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 		if b[j] == '"' {
 			return s, j, esc, true
 		}
+		if !validEscape(b[j:]) {
+			return 0, 0, false, false
+		}
 		esc = true
 		j += 2 // the backslash and the byte it escapes
 	}
@@ -460,6 +462,9 @@ func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 		case '"':
 			return s, j, esc, true
 		case '\\':
+			if !validEscape(b[j:]) {
+				return 0, 0, false, false
+			}
 			esc = true
 			j++
 		}
@@ -502,24 +507,17 @@ func byteMask(w uint64, c byte) uint64 {
 	return (x - ones) &^ x & highs
 }
 
-// validEscapes reports whether every escape of a JSON string's content
-// is one unescape reads.
-func validEscapes(s []byte) bool {
-	for {
-		i := bytes.IndexByte(s, '\\')
-		if i < 0 {
-			return true
-		}
-		if s = s[i:]; len(s) < 2 || strings.IndexByte(`"\\/bfnrtu`, s[1]) < 0 {
-			return false
-		}
-		if s[1] == 'u' {
-			if _, ok := hex4(s); !ok {
-				return false
-			}
-		}
-		s = s[2:]
+// validEscape reports whether the escape at the start of s ('\\') is
+// one unescape reads.
+func validEscape(s []byte) bool {
+	if len(s) < 2 || strings.IndexByte(`"\\/bfnrtu`, s[1]) < 0 {
+		return false
 	}
+	if s[1] == 'u' {
+		_, ok := hex4(s)
+		return ok
+	}
+	return true
 }
 
 // unescape appends the JSON string content s to dst with its escapes
