@@ -7,7 +7,9 @@
 //   - A tape that cannot be read whole (an I/O error, a line that is not a
 //     record, a torn last line) is an error, never a pass; only loadOpenStore
 //     (tgcheck --open, a store being fed) leaves a torn last line out, as
-//     the group being written.
+//     the group being written. A well-formed line of a kind a later version
+//     added (tape.ParseOrLater) is no damage: it is passed over, as every
+//     reader of a tape passes it over, with a note per kind.
 //   - An open tape (no end record) passes only with --open, and then only
 //     when everything sealed so far holds; conservation waits for the end.
 //   - The re-derivation shares no aggregation code with tally (lib/bucket):

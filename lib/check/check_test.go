@@ -844,3 +844,26 @@ func TestHelpSaysMaxDropIsOffUnlessGiven(t *testing.T) {
 	}
 	t.Errorf("no --max-drop line saying (default: off): %q", out.String())
 }
+
+// A line of a kind a later tally added is passed over, as tgpush and tally
+// pass it over: the tape proves as it does without it, with a note per
+// kind; a damaged line is still a failed check.
+func TestALaterKindsLineIsPassedOverWithANoteAndTheTapeStillProves(t *testing.T) {
+	tp := positions(threeBuckets, threeBucketsTape)
+	at := strings.Index(tp, "seal 2026-10-10T13:55:10Z")
+	f := newFixture(t, threeBuckets, tp[:at]+"identity id=web1 dev=1 ino=2\n"+tp[at:]+"!mark at=web1:5 why=x\n")
+	code, out := f.tgcheck("--against", "web1="+f.log, "--scan", "--strict")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"conservation requests: tape 5 + cap 0 + late 0 + drop 0 = 5, fed 5: ok", "0 differences", "scan: 0 signatures",
+		`note: ` + filepath.Join(f.dir, "tape") + `:11: records of kind "identity"`, `note: ` + filepath.Join(f.dir, "tape") + `:18: records of kind "!mark"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	g := newFixture(t, threeBuckets, tp[:at]+"identity Id=web1\n"+tp[at:])
+	if code, out := g.tgcheck("--scan"); code != 1 || !strings.Contains(out, "line 11") {
+		t.Errorf("a damaged line: exit %d:\n%s", code, out)
+	}
+}

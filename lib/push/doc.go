@@ -17,7 +17,10 @@
 //     group being written, or a torn last line) wait for their seal, and a
 //     line that is no record (tape.Parse refuses it, as tgread and tgcheck
 //     do) stops tgpush before the group it is in. Only a well-formed record
-//     of a kind added later (tape.ErrUnknownKind) is passed over.
+//     of a kind added later (tape.ParseOrLater's Kind Later) is passed over.
+//     --from end reads backwards to the last seal (tape.ScanBack), which
+//     classifies lines as the forward read does: it passes over the same
+//     lines and stops at the same damage.
 //   - A first run's --from TIME is kept in the cursor (from=): no later
 //     run pushes a bucket starting before it.
 //   - The cursor (the tape's byte offset just past a seal, with the tape's

@@ -142,15 +142,13 @@ func (fl *follower) read(limit int64, maxGroups int) ([]Group, error) {
 		}
 		at := pos
 		pos += int64(len(line)) + 1
-		rec, err := tape.Parse(line)
-		if errors.Is(err, tape.ErrUnknownKind) {
-			fl.quirk(at, string(line))
-			continue // a record kind added after this tgpush: it carries no sample
-		}
+		rec, err := tape.ParseOrLater(line)
 		if err != nil {
 			return groups, fl.damaged(at, err)
 		}
 		switch rec.Kind {
+		case tape.Later:
+			fl.quirk(at, string(line)) // a record kind added after this tgpush: it carries no sample
 		case tape.Series:
 			g.Series = append(g.Series, rec)
 		case tape.Late, tape.Drop, tape.Cap:
@@ -177,8 +175,16 @@ func (fl *follower) quirk(off int64, text string) {
 	}
 }
 
-// damaged explains a line that is no record: the groups before it are
-// whole and the tape's, the one it is in is not pushed at all.
+// damaged explains a line that is no record, found reading forward: the
+// groups before it are whole and the tape's, the one it is in is not
+// pushed at all.
 func (fl *follower) damaged(at int64, err error) error {
-	return fmt.Errorf("tgpush: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); the bucket it is in and every later one were not pushed, only the whole buckets before it; re-make the tape from its logs (tally --provision --replace %s, then feed --reset into tally --run) and push the new one as tgpush then says", fl.path, at, err, filepath.Dir(fl.path), filepath.Dir(fl.path))
+	return fl.damage(at, err, "the bucket it is in and every later one were not pushed, only the whole buckets before it")
+}
+
+// damage explains the line at byte at that is no record, what was not
+// pushed because of it, and the fix.
+func (fl *follower) damage(at int64, err error, pushed string) error {
+	dir := filepath.Dir(fl.path)
+	return fmt.Errorf("tgpush: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); %s; re-make the tape from its logs (tally --provision --replace %s, then feed --reset into tally --run) and push the new one as tgpush then says", fl.path, at, err, dir, pushed, dir)
 }

@@ -158,7 +158,10 @@ func (p *pusher) sameFrom(cur Cursor) bool {
 }
 
 // lastSeal is the tape's last seal and the offset just past it (0 when it
-// has none): --from end starts with the next group.
+// has none): --from end starts with the next group. It reads backwards
+// with tape.ScanBack, which classifies lines as the forward follower does:
+// a later kind's line is passed over, a damaged one stops it as it would
+// stop the follower.
 func lastSeal(fl *follower) (tape.Record, int64, error) {
 	var seal tape.Record
 	size, err := fl.size()
@@ -187,8 +190,12 @@ func lastSeal(fl *follower) (tape.Record, int64, error) {
 		}
 		return true
 	})
+	var damaged *tape.ByteError
+	if errors.As(err, &damaged) {
+		return seal, 0, fl.damage(damaged.At, damaged.Err, "it is after the tape's last seal, so --from end has no place to start: nothing was pushed and no cursor saved")
+	}
 	if err != nil {
-		return seal, 0, fmt.Errorf("tgpush: %s: %v; it was not written by tally, or was damaged", fl.path, err)
+		return seal, 0, fmt.Errorf("tgpush: cannot read %s: %v", fl.path, err)
 	}
 	return seal, end, nil
 }

@@ -807,3 +807,58 @@ func TestARefusalInsideASplitGroupSaysHowMuchOfItTheReceiverTook(t *testing.T) {
 		t.Errorf("took %q, want the first request's 2 samples", f.got())
 	}
 }
+
+// --from end finds the tape's last seal reading backwards: a well-formed
+// line of a later kind after it (or before it) is passed over, as the
+// forward follower passes it over, and the run starts just past that seal.
+func TestFromEndPassesOverALaterKindsLineAsTheFollowerDoesAndStartsAfterTheLastSeal(t *testing.T) {
+	b4 := b3 + 10000
+	for tail, open := range map[string][]string{
+		"identity id=web dev=1 ino=2\n": nil,
+		// A group being written, with a later kind's line before it.
+		"!mark at=web:1000 why=rotated\n2026-12-01T10:36:00Z requests{status=\"301\"} 5\n": {fmt.Sprintf("__name__=requests,status=301 %d 5", b4)},
+	} {
+		f := newFake(t, nil)
+		dir := store(t, "identity id=web dev=1 ino=1\n"+threeGroups+tail)
+		if code, stderr := tgpush(context.Background(), "--once", "--from", "end", "--url", f.url(), dir); code != 0 || len(f.got()) != 0 {
+			t.Fatalf("%q: exit %d, took %q: %s", tail, code, f.got(), stderr)
+		}
+		c, ok, err := loadCursor(DefaultCursor(dir, f.url()))
+		if err != nil || !ok || c.Offset != int64(len("identity id=web dev=1 ino=1\n"+threeGroups)) || c.Bucket != b3*1e6 {
+			t.Fatalf("%q: cursor %+v %v %v, want just past the last seal", tail, c, ok, err)
+		}
+		appendTape(t, dir, "2026-12-01T10:36:00Z requests 9\nseal 2026-12-01T10:36:00Z width=10s entries=9\n")
+		if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+			t.Fatalf("%q: exit %d: %s", tail, code, stderr)
+		}
+		// What the forward follower pushes of the group after the last seal
+		// when it reads the whole tape from the start.
+		whole := newFake(t, nil)
+		if code, stderr := tgpush(context.Background(), "--once", "--url", whole.url(), dir); code != 0 {
+			t.Fatalf("%q: exit %d: %s", tail, code, stderr)
+		}
+		want := append([]string{fmt.Sprintf("__name__=requests %d 9", b4), fmt.Sprintf("__name__=timbertally_entries %d 9", b4), fmt.Sprintf("__name__=timbertally_late_entries %d 0", b4)}, open...)
+		sameSamples(t, f.got(), want)
+		sameSamples(t, whole.got(), append(slices.Clone(threeGroupsSamples), want...))
+	}
+}
+
+// A damaged line after the last seal stops --from end as it stops the
+// follower: naming its byte, tgcheck --scan and how to re-make the tape,
+// and saving no cursor.
+func TestFromEndStopsAtADamagedLineAfterTheLastSealNamingItsByteAndTheFix(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups+"garbage here\n")
+	code, stderr := tgpush(context.Background(), "--once", "--from", "end", "--url", f.url(), dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	for _, want := range []string{fmt.Sprintf("the line at byte %d:", len(threeGroups)), `"garbage here"`, "tgcheck --scan " + dir, "tally --provision --replace " + dir} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %s", want, stderr)
+		}
+	}
+	if _, ok, _ := loadCursor(DefaultCursor(dir, f.url())); ok || len(f.got()) != 0 {
+		t.Errorf("a cursor was saved or samples pushed (%q)", f.got())
+	}
+}

@@ -14,6 +14,9 @@
 //     newest sealed buckets, however long it runs.
 //   - --follow prints whole groups only, from the tape's start (a group
 //     boundary), and stops when the tape is replaced.
+//   - A well-formed line of a kind a later version added is passed over
+//     (tape.ParseOrLater decides, for every reader of a tape), with a note
+//     per kind on stderr; any other line that is no record fails the read.
 //   - stdout holds only the chosen format; everything for humans is on
 //     stderr. Exit 0 ok, 1 runtime error, 2 usage.
 package read

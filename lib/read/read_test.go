@@ -504,3 +504,31 @@ func TestStepRowsAreWholeStepsAndAWidenedRangeIsNoted(t *testing.T) {
 		t.Errorf("a --from on a step: stdout %q, stderr %q; want rows from it and no note", r.stdout, r.stderr)
 	}
 }
+
+// A line of a kind a later tally added is passed over, as tgpush passes it
+// over: tgread prints, whole or followed, what it prints of the tape
+// without it, and notes each such kind once on stderr.
+func TestALaterKindsLineIsPassedOverWholeAndFollowedWithOneNotePerKind(t *testing.T) {
+	at := strings.Index(followGroups, "!drop")
+	later := "identity id=web dev=1 ino=2\n" + followGroups[:at] + "!mark at=web:600 why=x\nidentity id=web dev=1 ino=3\n" + followGroups[at:]
+	plain, dir := followStore(t, followGroups), followStore(t, later)
+	for _, f := range []string{"tsv", "tape", "json"} {
+		want := tgread(t, "", "--format", f, plain)
+		got := tgread(t, "", "--format", f, dir)
+		got.want(t, 0, want.stdout)
+		for _, note := range []string{`line 1: records of kind "identity"`, `line 5: records of kind "!mark"`} {
+			if strings.Count(got.stderr, "tgread: note: "+filepath.Join(dir, "tape")+": "+note) != 1 {
+				t.Errorf("--format %s: stderr lacks one %q: %s", f, note, got.stderr)
+			}
+		}
+		if strings.Count(got.stderr, "note:") != 2 {
+			t.Errorf("--format %s: want two notes: %s", f, got.stderr)
+		}
+		var out, errOut syncBuffer
+		stop := following(t, &out, &errOut, "--format", f, dir)
+		waitFor(t, &out, "13:55:50")
+		if code := stop(); code != 0 || out.String() != want.stdout || strings.Count(errOut.String(), "note:") != 2 {
+			t.Errorf("--follow --format %s: exit %d, printed %q, stderr %q; want %q and two notes", f, code, out.String(), errOut.String(), want.stdout)
+		}
+	}
+}

@@ -42,6 +42,7 @@ func open(name string, stdin io.Reader, opt tape.Options, stderr io.Writer) (*so
 	src := &source{name: name, tape: name}
 	seen := reported{}
 	opt.OnDuplicate = func(d tape.Dup) { seen.report(stderr, src.tape, d) }
+	opt.OnLater = func(k tape.LaterKind) { noteLater(stderr, src.tape, k) }
 	opt.TolerateTorn = true
 	if name == "-" {
 		src.tape = "stdin"
@@ -109,6 +110,12 @@ func noteUnsealed(stderr io.Writer, name string, n int) {
 	if n > 0 {
 		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (tally --run repairs it; tgcheck says more)\n", name, n)
 	}
+}
+
+// noteLater says, once per kind, that the tape name has records of a kind
+// a later tally added, which tgread passes over as tgpush does.
+func noteLater(stderr io.Writer, name string, k tape.LaterKind) {
+	fmt.Fprintf(stderr, "tgread: note: %s: line %d: records of kind %q, which a later version added and this tgread does not know: they carry no value and are passed over\n", name, k.Line, k.Word)
 }
 
 // readDocument takes the metric kinds and window of a tally store's

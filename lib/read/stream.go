@@ -73,12 +73,13 @@ type streamer struct {
 	floor   int64                        // the newest bucket forgotten; valid when forgot
 	forgot  bool
 	seen    reported
+	later   map[string]bool // the later kinds noted: each Resolver (one a group) knows only its own
 	header  bool
 	anySeal bool // a seal was read: a tally tape, whose series wait for their seal
 }
 
 func (s *settings) newStreamer(w *bufio.Writer, name string, stderr io.Writer) *streamer {
-	st := &streamer{s: s, w: w, name: name, stderr: stderr, printed: map[int64]map[string]float64{}, seen: reported{}, header: true}
+	st := &streamer{s: s, w: w, name: name, stderr: stderr, printed: map[int64]map[string]float64{}, seen: reported{}, later: map[string]bool{}, header: true}
 	st.rv = st.newResolver()
 	return st
 }
@@ -97,6 +98,12 @@ func (st *streamer) add(line []byte, n int) error {
 func (st *streamer) newResolver() *tape.Resolver {
 	opt := st.s.opt
 	opt.OnDuplicate = func(d tape.Dup) { st.seen.report(st.stderr, st.name, d) }
+	opt.OnLater = func(k tape.LaterKind) {
+		if !st.later[k.Word] {
+			st.later[k.Word] = true
+			noteLater(st.stderr, st.name, k)
+		}
+	}
 	return tape.NewResolver(opt)
 }
 

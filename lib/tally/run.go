@@ -155,6 +155,18 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 	}
 }
 
+// unreadable explains why the tail of the tape of dir could not be read
+// (for what, when said). A line that is no record (a *tape.ByteError; a
+// later kind's line is none: ScanBack passes it over) is named with the
+// fix: the tape cannot be counted on, so it is made again from its logs.
+func unreadable(dir, what string, err error) error {
+	var damaged *tape.ByteError
+	if !errors.As(err, &damaged) {
+		return fmt.Errorf("cannot read the tape of %s%s: %w", dir, what, err)
+	}
+	return fmt.Errorf("cannot read the tape of %s%s: %w; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", dir, what, err, dir, rederive(dir))
+}
+
 // checkWidth refuses a document whose window is not the width of the
 // tape's last seal (sealed; 0: none yet). It holds without DIR/bindings
 // (removed, or an older release's): every seal records its width.
@@ -173,7 +185,7 @@ func checkWidth(dir string, width, sealed time.Duration) error {
 func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
 	torn, size, err := tape.Torn(tp)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, unreadable(c.dir, "", err)
 	}
 	f, err := os.Open(tp)
 	if errors.Is(err, os.ErrNotExist) {
@@ -195,7 +207,7 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 		return nil, nil, nil, err
 	}
 	if c.cutTo, err = b.orphan(f, size, decl); err != nil {
-		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
+		return nil, nil, nil, unreadable(c.dir, "", err)
 	}
 	size = min(size, c.cutTo)
 	known := bucket.NewKnown(resume)
@@ -212,7 +224,7 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 		return !enough || sealed == 0
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("cannot read the tape of %s: %w; it is not a tape tally wrote, or it was edited", c.dir, err)
+		return nil, nil, nil, unreadable(c.dir, "", err)
 	}
 	if err := b.checkDoc(c.dir, doc, size); err != nil {
 		return nil, nil, nil, err
@@ -331,7 +343,7 @@ func (c *consumer) join(s declared) error {
 		return !k.Enough()
 	})
 	if err != nil {
-		return fmt.Errorf("cannot read the tape of %s for store %s, which joins: %w", c.dir, id, err)
+		return unreadable(c.dir, " for store "+id+", which joins", err)
 	}
 	if err := c.binds.checkStore(c.dir, s, k.Frontier(id), 0); err != nil {
 		return err

@@ -464,3 +464,63 @@ func TestAStoreJoiningMidRunIsAskedTheWindowFeedOffered(t *testing.T) {
 		t.Fatalf("no window asked for the joiner:\n%s", out)
 	}
 }
+
+// A tape may hold a line a later tally wrote, of a kind this one does not
+// know (versions are additive). Reading the tape's tail backwards to
+// resume, tally passes over it as every reader does, keeps it where it is
+// (cutting only the torn group after it), and writes the same records as
+// on a tape without it.
+func TestALaterKindsLineOnTheTapeIsPassedOverOnResumeAndKeptWhereItIs(t *testing.T) {
+	b1, _ := batch(0, 101, 112, 125)
+	first := "feed v=1\nstore id=web offset=0\n" + b1 // interrupted: the bucket of 125 stays open
+	b2, _ := batch(16, 125, 131)                      // from the open bucket's first entry, at byte 16
+	second := "feed v=1\nstore id=web offset=16\n" + b2 + "end id=web\n"
+	plain := newStore(t)
+	for _, in := range []string{first, second} {
+		if _, err := runInput(t, plain, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const later = "identity id=web dev=1 ino=2\n"
+	for _, torn := range []string{"", "2026-01-01T00:00:00Z requests{status=\"200\"} 1\n"} {
+		dir := newStore(t)
+		if _, err := runInput(t, dir, first); err != nil {
+			t.Fatal(err)
+		}
+		before := readTape(t, dir)
+		os.WriteFile(filepath.Join(dir, tapeFile), []byte(before+later+torn), 0o644)
+		if _, err := runInput(t, dir, second); err != nil {
+			t.Fatalf("torn %q: %v", torn, err)
+		}
+		if got, want := readTape(t, dir), strings.Replace(readTape(t, plain), before, before+later, 1); got != want {
+			t.Fatalf("torn %q: the tape is\n%s\nwant\n%s", torn, got, want)
+		}
+	}
+}
+
+// A damaged line in the tail tally reads to resume stops it before it
+// writes anything, naming the line's byte and how to make the tape again.
+func TestADamagedLineInTheTapesTailStopsTallyNamingItsByteAndTheFix(t *testing.T) {
+	b1, _ := batch(0, 101, 112, 125)
+	first := "feed v=1\nstore id=web offset=0\n" + b1
+	dir := newStore(t)
+	if _, err := runInput(t, dir, first); err != nil {
+		t.Fatal(err)
+	}
+	before := readTape(t, dir)
+	damaged := before + "garbage here\n"
+	os.WriteFile(filepath.Join(dir, tapeFile), []byte(damaged), 0o644)
+	b2, _ := batch(16, 125, 131)
+	_, err := runInput(t, dir, "feed v=1\nstore id=web offset=16\n"+b2+"end id=web\n")
+	if err == nil {
+		t.Fatal("tally resumed on a damaged tape")
+	}
+	for _, want := range []string{fmt.Sprintf("the line at byte %d:", len(before)), `"garbage here"`, "tgcheck --scan " + dir, "tally --provision --replace --doc"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q: %v", want, err)
+		}
+	}
+	if got := readTape(t, dir); got != damaged {
+		t.Errorf("the tape was changed:\n%s", got)
+	}
+}

@@ -16,6 +16,21 @@ import (
 // known kind with a wrong key) is damage.
 var ErrUnknownKind = errors.New("a well-formed record of a kind this version does not know")
 
+// ParseOrLater is Parse for a reader that passes over what a later version
+// added: a line well formed as a record of a kind this version does not
+// know (ErrUnknownKind) is a Record of Kind Later, not an error; every other
+// line Parse refuses is damage, with Parse's error. Every reader of a tape,
+// forward (Reader.Next, Resolve, tgpush's follower) or backward
+// (ScanBack), classifies lines here, so no two disagree on what is a
+// record, of which kind, and where a tape is damaged.
+func ParseOrLater(line []byte) (Record, error) {
+	rec, err := Parse(line)
+	if errors.Is(err, ErrUnknownKind) {
+		return Record{Kind: Later}, nil
+	}
+	return rec, err
+}
+
 // laterKind reports whether the line word+" "+rest is well formed as a
 // record of a kind added later (ErrUnknownKind): its words split as the
 // protocol splits every line's (protocol.SplitWords), with keys and values

@@ -75,14 +75,16 @@ func (r *Reader) ReadLine() ([]byte, error) {
 	return nil, fmt.Errorf("tape: reading after line %d: %w", r.line, err)
 }
 
-// Next returns the next record. Its errors are those of ReadLine, and a
-// *LineError for a line that is not a tape record.
+// Next returns the next record, classified by ParseOrLater as every
+// reader classifies it: a later kind's line is a record of Kind Later. Its
+// errors are those of ReadLine, and a *LineError for a line that is no
+// record (damage).
 func (r *Reader) Next() (Record, error) {
 	line, err := r.ReadLine()
 	if err != nil {
 		return Record{}, err
 	}
-	rec, err := Parse(line)
+	rec, err := ParseOrLater(line)
 	if err != nil {
 		return Record{}, &LineError{r.line, err}
 	}

@@ -41,11 +41,17 @@ func TestReaderReportsATornLastLineWithItsNumber(t *testing.T) {
 	}
 }
 
-func TestReaderNamesTheLineOfAMalformedRecord(t *testing.T) {
-	r := NewReader(strings.NewReader("end\nend\nbogus line\n"))
+func TestReaderNamesTheLineOfAMalformedRecordAndPassesALaterKindAsOne(t *testing.T) {
+	r := NewReader(strings.NewReader("end\nidentity id=web\nbogus line\n"))
 	var err error
+	var kinds []Kind
 	for err == nil {
-		_, err = r.Next()
+		var rec Record
+		rec, err = r.Next()
+		kinds = append(kinds, rec.Kind)
+	}
+	if len(kinds) != 3 || kinds[1] != Later {
+		t.Errorf("read kinds %v, want end, a later kind, then the damage", kinds)
 	}
 	var le *LineError
 	if !errors.As(err, &le) || le.Line != 3 || !strings.HasPrefix(err.Error(), "tape: line 3: malformed tape record") {

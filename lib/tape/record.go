@@ -20,8 +20,11 @@
 //   - Times are bucket starts, RFC 3339 in UTC.
 //   - A line Parse refuses is damage, except one well formed as a record
 //     of a kind a later version may add (a kind word, then key=value
-//     words): its error wraps ErrUnknownKind, for a consumer that passes
-//     such lines over.
+//     words): its error wraps ErrUnknownKind. ParseOrLater, the one
+//     classifier of every reader that passes such lines over (forward or
+//     backward, ScanBack), returns it as a record of Kind Later instead, so
+//     that all of them agree on what is a record, of which kind, and what
+//     is damage.
 package tape
 
 import (
@@ -47,6 +50,7 @@ const (
 	Drop                   // !drop: entries that did not parse
 	Cap                    // !cap: entries over the series cap of a metric
 	End                    // input was complete up to these positions
+	Later                  // a well-formed record of a kind a later version added (ParseOrLater)
 )
 
 // String returns the word that starts the record's line (or "series").
@@ -64,6 +68,8 @@ func (k Kind) String() string {
 		return "!cap"
 	case End:
 		return "end"
+	case Later:
+		return "later"
 	}
 	return "unknown"
 }
@@ -87,6 +93,7 @@ type Pos struct {
 //	Drop:   ID, Offset, End, Count, Reason
 //	Cap:    Start, Metric, ID, Offset, End, Count
 //	End:    At
+//	Later:  nothing (the kind is one this version does not know)
 type Record struct {
 	Kind    Kind
 	Start   int64 // bucket start, Unix nanoseconds

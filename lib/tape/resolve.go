@@ -26,6 +26,18 @@ type Options struct {
 	// OnDuplicate, when set, receives each duplicate as it is found
 	// instead of Resolved.Duplicates collecting it.
 	OnDuplicate func(Dup)
+	// OnLater, when set, receives the first line of each record kind a
+	// later version added as it is found, instead of Resolved.Later
+	// collecting it.
+	OnLater func(LaterKind)
+}
+
+// LaterKind is the first line of a record kind a later version added
+// (ParseOrLater): passed over, as every reader passes it over, and named
+// so that a reader can say so.
+type LaterKind struct {
+	Word string // the kind word that starts its lines ("identity", "!mark")
+	Line int
 }
 
 // SeriesText is one distinct series of a tape, parsed once however many
@@ -87,6 +99,7 @@ type Resolved struct {
 	End        *Record            // the last end record, nil while the tape is open
 	EndLine    int                // End's line
 	Duplicates []Dup              // when Options.OnDuplicate is nil
+	Later      []LaterKind        // per later kind, its first line, in tape order; when Options.OnLater is nil
 	Lines      int                // lines added (whole lines read)
 	Torn       bool               // a torn last line was tolerated (and ignored)
 }
@@ -115,6 +128,7 @@ type Resolver struct {
 	points   map[pair]value
 	lastTime []byte // the last series line's time text, and its value:
 	lastNS   int64  // consecutive lines share a bucket, so parse it once
+	later    map[string]bool
 	res      Resolved
 }
 
@@ -195,11 +209,13 @@ func (rv *Resolver) add(line []byte, n int) error {
 		_, err := Parse(line) // the fast path refused it: say why
 		return err
 	}
-	rec, err := Parse(line)
+	rec, err := ParseOrLater(line)
 	if err != nil {
 		return err
 	}
 	switch rec.Kind {
+	case Later:
+		rv.addLater(line, n)
 	case Seal:
 		rv.res.Sealed = true
 		if rv.inRange(rec.Start) {
@@ -314,6 +330,25 @@ func (rv *Resolver) addMarker(rec Record, n int) {
 	t.Markers++
 	t.Entries += rec.Count
 	rv.res.Totals[rec.Kind] = t
+}
+
+// addLater notes the first line of each later kind: a tape holds a few
+// kinds however many lines, so this stays small.
+func (rv *Resolver) addLater(line []byte, n int) {
+	word, _, _ := bytes.Cut(line, []byte{' '})
+	if rv.later[string(word)] {
+		return
+	}
+	if rv.later == nil {
+		rv.later = map[string]bool{}
+	}
+	rv.later[string(word)] = true
+	k := LaterKind{string(word), n}
+	if rv.opt.OnLater != nil {
+		rv.opt.OnLater(k)
+	} else {
+		rv.res.Later = append(rv.res.Later, k)
+	}
 }
 
 // Result returns what the lines added say. The Resolver is spent.

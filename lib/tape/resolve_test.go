@@ -214,3 +214,28 @@ func TestASeriesSpelledWithItsLabelsInAnotherOrderIsOneSeries(t *testing.T) {
 		t.Errorf("duplicates %+v, want the differing respelling", res.Duplicates)
 	}
 }
+
+// A well-formed line of a kind a later version added is passed over, as
+// tgpush and tally pass it over: the tape resolves as it does without it,
+// and the first line of each such kind is kept (or handed to OnLater) for
+// a note. A damaged line is still refused.
+func TestResolvePassesOverALaterKindsLineKeepingTheFirstLineOfEachKind(t *testing.T) {
+	at := strings.Index(sample, "!late")
+	later := "identity id=web1 dev=1 ino=2\n" + sample[:at] + "!mark at=web1:5 why=x\nidentity id=web1 dev=1 ino=3\n" + sample[at:]
+	plain := resolve(t, sample, Options{})
+	res := resolve(t, later, Options{})
+	want := []LaterKind{{"identity", 1}, {"!mark", 6}}
+	if fmt.Sprint(res.Later) != fmt.Sprint(want) || res.Lines != plain.Lines+3 {
+		t.Fatalf("Later %v over %d lines, want %v over %d", res.Later, res.Lines, want, plain.Lines+3)
+	}
+	if len(res.Points) != len(plain.Points) || len(res.Markers) != len(plain.Markers) || len(res.Seals) != len(plain.Seals) || res.End == nil {
+		t.Errorf("resolved %d points, %d markers, %d seals; want %d, %d, %d", len(res.Points), len(res.Markers), len(res.Seals), len(plain.Points), len(plain.Markers), len(plain.Seals))
+	}
+	var got []LaterKind
+	if res := resolve(t, later, Options{OnLater: func(k LaterKind) { got = append(got, k) }}); res.Later != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("OnLater got %v, Later %v; want %v to the callback", got, res.Later, want)
+	}
+	if _, err := Resolve(strings.NewReader(later+"identity Id=web\n"), Options{}); err == nil {
+		t.Error("a damaged line after later kinds was passed over")
+	}
+}

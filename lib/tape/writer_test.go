@@ -49,6 +49,8 @@ func TestOrphanGroupIsTheUnsealedGroupBeforeTheEndRecords(t *testing.T) {
 		{sealed + end, len(sealed + end)},
 		{dropped, len(dropped)},
 		{sealed, len(sealed)},
+		// A later kind's line is no part of a bucket's group: it is kept.
+		{sealed + "!mark at=q:40\n" + orphan + end, len(sealed + "!mark at=q:40\n")},
 	} {
 		r := strings.NewReader(c.text)
 		keep, err := OrphanGroup(r, int64(len(c.text)))
