@@ -22,6 +22,19 @@ type keyNode struct {
 	index int // key as an array index, or -1
 	field int // index in Entry.Fields, or -1
 	kids  []*keyNode
+	short []shortKey // the kids whose keys are under 8 bytes, for shortKid
+}
+
+// shortKey is a key of under 8 bytes as one word: its bytes (little-
+// endian) and its length in the top byte, which no such key reaches.
+type shortKey struct {
+	word uint64
+	kid  *keyNode
+}
+
+// keyWord is the shortKey word of the n (< 8) bytes of w's start.
+func keyWord(w uint64, n int) uint64 {
+	return w&(1<<(8*n)-1) | uint64(n)<<56
 }
 
 // addPath adds the key path a.b.c of field to the tree under n.
@@ -39,6 +52,11 @@ func (n *keyNode) addPath(path string, field int) {
 				next.index = i
 			}
 			n.kids = append(n.kids, next)
+			if len(seg) < 8 {
+				var w [8]byte
+				copy(w[:], seg)
+				n.short = append(n.short, shortKey{keyWord(binary.LittleEndian.Uint64(w[:]), len(seg)), next})
+			}
 		}
 		n = next
 	}
@@ -50,6 +68,18 @@ func (n *keyNode) kid(key []byte) *keyNode {
 	for _, k := range n.kids {
 		if len(k.key) == len(key) && bytes.Equal(k.key, key) {
 			return k
+		}
+	}
+	return nil
+}
+
+// shortKid is kid for the key b[i+1:q], under 8 bytes, with 8 bytes of
+// b after i: it compares one word a step, not the key's bytes.
+func (n *keyNode) shortKid(b []byte, i, q int) *keyNode {
+	w := keyWord(binary.LittleEndian.Uint64(b[i+1:]), q-i-1)
+	for _, k := range n.short {
+		if k.word == w {
+			return k.kid
 		}
 	}
 	return nil
@@ -109,13 +139,21 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		if i >= len(b) || b[i] != '"' {
 			return 0, false
 		}
-		mark := len(x.scratch)
-		key, q, ok := x.str(b, i)
-		if !ok {
-			return 0, false
+		var kid *keyNode
+		var ok bool
+		q := shortString(b, i)
+		if q >= 0 { // a short key, mostly: no call
+			kid = n.shortKid(b, i, q)
+		} else {
+			mark := len(x.scratch)
+			var key []byte
+			var kq int
+			if key, kq, ok = x.str(b, i); !ok {
+				return 0, false
+			}
+			kid, q = n.kid(key), kq
+			x.scratch = x.scratch[:mark] // the key is compared, never kept
 		}
-		kid := n.kid(key)
-		x.scratch = x.scratch[:mark] // the key is compared, never kept
 		if i = skipWS(b, q+1); i >= len(b) || b[i] != ':' {
 			return 0, false
 		}
@@ -123,13 +161,12 @@ func (x *Extractor) object(b []byte, i int, n *keyNode, e *Entry, depth int) (in
 		switch {
 		case kid != nil:
 			i, ok = x.value(b, i, kid, e, depth+1)
-		case i < len(b) && b[i] == '"': // a string, mostly: skipped here, not by a call
-			var s, q int
-			var esc bool
-			if s, q, esc, ok = scanString(b, i); ok && esc {
-				ok = validEscapes(b[s:q])
+		case i < len(b) && b[i] == '"': // a string, mostly: skipped here, a short one without a call
+			if q := shortString(b, i); q >= 0 {
+				i, ok = q+1, true
+			} else {
+				i, ok = longString(b, i)
 			}
-			i = q + 1
 		default:
 			i, ok = skipValue(b, i, depth+1)
 		}
@@ -250,11 +287,7 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 	}
 	switch b[i] {
 	case '"':
-		s, q, esc, ok := scanString(b, i)
-		if esc && ok {
-			ok = validEscapes(b[s:q])
-		}
-		return q + 1, ok
+		return skipString(b, i)
 	case '{':
 		return skipContainer(b, i, depth, '}', true)
 	case '[':
@@ -281,21 +314,22 @@ func skipContainer(b []byte, i, depth int, close byte, keyed bool) (int, bool) {
 			if i >= len(b) || b[i] != '"' {
 				return 0, false
 			}
-			_, q, _, ok := scanString(b, i)
-			if !ok {
+			if q := shortString(b, i); q >= 0 {
+				i = q + 1
+			} else if i, ok = longString(b, i); !ok {
 				return 0, false
 			}
-			if i = skipWS(b, q+1); i >= len(b) || b[i] != ':' {
+			if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
 				return 0, false
 			}
 			i = skipWS(b, i+1)
 		}
-		if i < len(b) && b[i] == '"' { // a string, mostly: skipped here, not by a call
-			s, q, esc, sok := scanString(b, i)
-			if !sok || esc && !validEscapes(b[s:q]) {
+		if i < len(b) && b[i] == '"' { // a string, mostly: skipped here, a short one without a call
+			if q := shortString(b, i); q >= 0 {
+				i = q + 1
+			} else if i, ok = longString(b, i); !ok {
 				return 0, false
 			}
-			i = q + 1
 		} else if i, ok = skipValue(b, i, depth+1); !ok {
 			return 0, false
 		}
@@ -368,6 +402,21 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
+// skipString returns the index after the string at b[i] ('"'), checking
+// its escapes.
+func skipString(b []byte, i int) (int, bool) {
+	if q := shortString(b, i); q >= 0 {
+		return q + 1, true
+	}
+	return longString(b, i)
+}
+
+// longString is skipString for a string shortString does not read.
+func longString(b []byte, i int) (int, bool) {
+	_, q, _, ok := scanString(b, i)
+	return q + 1, ok
+}
+
 // str returns the string at b[i] ('"') unescaped: its bytes in b, or in
 // x.scratch when it holds escapes; q is its closing quote.
 func (x *Extractor) str(b []byte, i int) (v []byte, q int, ok bool) {
@@ -383,7 +432,9 @@ func (x *Extractor) str(b []byte, i int) (v []byte, q int, ok bool) {
 }
 
 // scanString finds the string at b[i] ('"'): its content is b[s:q], q
-// the closing quote; esc says whether it holds a backslash. It reads 8
+// the closing quote; esc says whether it holds a backslash. ok is false
+// for a string not closed or with an escape unescape does not read
+// (checked as it is met: a skipped string is not read again). It reads 8
 // bytes a step, finding the first '"' or '\\' of each word with
 // bitwise arithmetic (a plain loop over bytes was a third of a JSON
 // line's time), and the last few bytes one by one.
@@ -400,6 +451,9 @@ func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 		if b[j] == '"' {
 			return s, j, esc, true
 		}
+		if !validEscape(b[j:]) {
+			return 0, 0, false, false
+		}
 		esc = true
 		j += 2 // the backslash and the byte it escapes
 	}
@@ -408,11 +462,33 @@ func scanString(b []byte, i int) (s, q int, esc, ok bool) {
 		case '"':
 			return s, j, esc, true
 		case '\\':
+			if !validEscape(b[j:]) {
+				return 0, 0, false, false
+			}
 			esc = true
 			j++
 		}
 	}
 	return 0, 0, false, false
+}
+
+// shortString returns the closing quote of the string at b[i] ('"')
+// when it comes within the 8 bytes after the opening one with no
+// backslash before it, else -1 (scanString then reads the string). Most
+// keys and many values are that short: it is small enough to inline,
+// which spares them scanString's call and loop.
+func shortString(b []byte, i int) int {
+	if i+9 > len(b) {
+		return -1
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	w := binary.LittleEndian.Uint64(b[i+1:])
+	x, y := w^(ones*'"'), w^(ones*'\\')
+	q := (x - ones) &^ x & highs                // byteMask(w, '"')
+	if q != 0 && (y-ones)&^y&highs&(q-1) == 0 { // no backslash before the quote
+		return i + 1 + bits.TrailingZeros64(q)>>3
+	}
+	return -1
 }
 
 // stopMask has the high bit set of each byte of w (little-endian) that is
@@ -431,24 +507,17 @@ func byteMask(w uint64, c byte) uint64 {
 	return (x - ones) &^ x & highs
 }
 
-// validEscapes reports whether every escape of a JSON string's content
-// is one unescape reads.
-func validEscapes(s []byte) bool {
-	for {
-		i := bytes.IndexByte(s, '\\')
-		if i < 0 {
-			return true
-		}
-		if s = s[i:]; len(s) < 2 || strings.IndexByte(`"\\/bfnrtu`, s[1]) < 0 {
-			return false
-		}
-		if s[1] == 'u' {
-			if _, ok := hex4(s); !ok {
-				return false
-			}
-		}
-		s = s[2:]
+// validEscape reports whether the escape at the start of s ('\\') is
+// one unescape reads.
+func validEscape(s []byte) bool {
+	if len(s) < 2 || strings.IndexByte(`"\\/bfnrtu`, s[1]) < 0 {
+		return false
 	}
+	if s[1] == 'u' {
+		_, ok := hex4(s)
+		return ok
+	}
+	return true
 }
 
 // unescape appends the JSON string content s to dst with its escapes

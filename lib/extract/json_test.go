@@ -2,6 +2,8 @@ package extract
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -57,6 +59,7 @@ func TestJSONDropsWhatIsNotOneObject(t *testing.T) {
 		``, `[1]`, `"ts"`, `{"ts":1791640536`, `{"ts":1791640536}x`, `{"ts":1791640536}{}`, `{"ts":01}`,
 		`{"ts":1791640536,"a":[1 2]}`, `{"ts":1791640536,"a":tru}`, `{"ts":1791640536,"a":"\q"}`,
 		`{"ts":1791640536,"request":{"method":"\u12"}}`, `{ts:1}`, `{"ts":1791640536,}`,
+		`{"ts":1791640536,"a":{"\q":1}}`, `{"ts":1791640536,"a":[{"b\x":1}]}`,
 		jsonLine[:len(jsonLine)/2], `Dec  1 21:14:10 host sshd[1]: Accepted publickey`,
 	} {
 		var e Entry
@@ -194,12 +197,15 @@ func checkAnyExtract(t *testing.T, x *Extractor, line []byte) {
 }
 
 // FuzzScanString checks that scanString, which reads 8 bytes a step,
-// ends every string where a loop over its bytes does.
+// ends every string where a loop over its bytes does, and refuses one
+// with an escape JSON has not.
 func FuzzScanString(f *testing.F) {
 	f.Add([]byte(`"abc"`))
 	f.Add([]byte(`"a\"b\\"c"`))
 	f.Add([]byte(`"0123456789abcdef\\\"x\"0123456789" tail`))
 	f.Add([]byte(`"01234567\`))
+	f.Add([]byte(`"0123456789\u00e9\q"`))
+	f.Add([]byte(`"\u12"`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) == 0 || b[0] != '"' {
 			b = append([]byte{'"'}, b...)
@@ -215,6 +221,9 @@ func FuzzScanString(f *testing.F) {
 			}
 			if b[j] == '\\' {
 				want.esc = true
+				if !jsonEscape(b[j:]) {
+					break // want.ok false: no closing quote is looked for past it
+				}
 				j++
 			}
 		}
@@ -223,6 +232,40 @@ func FuzzScanString(f *testing.F) {
 			t.Fatalf("scanString(%q) = %d, %d, %v, %v; a byte loop gives q %d, esc %v, ok %v", b, s, q, esc, ok, want.q, want.esc, want.ok)
 		}
 	})
+}
+
+// FuzzShortString checks that shortString, which reads one word, ends a
+// string where scanString does, and only a string without escapes.
+func FuzzShortString(f *testing.F) {
+	f.Add([]byte(`"ts":1`))
+	f.Add([]byte(`"a\"b":1`))
+	f.Add([]byte(`"\\":12345678`))
+	f.Add([]byte(`"abcdefgh":1`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			b = append([]byte{'"'}, b...)
+		}
+		q := shortString(b, 0)
+		if q < 0 {
+			return
+		}
+		_, want, esc, ok := scanString(b, 0)
+		if !ok || q != want || esc || q > 8 {
+			t.Fatalf("shortString(%q) = %d; scanString gives q %d, esc %v, ok %v", b, q, want, esc, ok)
+		}
+	})
+}
+
+// jsonEscape reports whether s starts with one of JSON's escapes.
+func jsonEscape(s []byte) bool {
+	if len(s) >= 2 && s[1] == 'u' {
+		if len(s) < 6 || strings.ContainsAny(string(s[2:6]), "+-_xX") {
+			return false
+		}
+		_, err := strconv.ParseUint(string(s[2:6]), 16, 16)
+		return err == nil
+	}
+	return len(s) >= 2 && strings.Contains(`"\/bfnrt`, string(s[1]))
 }
 
 func TestAJSONKeyGivenTwiceCountsByItsLastValueThePathsBelowItToo(t *testing.T) {

@@ -137,7 +137,7 @@ func fastLayout(l *doc.LogFormat, cuts []cut) (*layout, bool, int) {
 // and nothing after the last literal.
 func (x *Extractor) logFormat(line []byte, e *Entry) string {
 	lf := x.lf
-	if !bytes.HasPrefix(line, lf.prefix) {
+	if len(lf.prefix) != 0 && !bytes.HasPrefix(line, lf.prefix) {
 		return ReasonFormat
 	}
 	rest := line[len(lf.prefix):]
@@ -172,7 +172,12 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 			}
 			// A text field other than "-" is mostly a name or an address
 			// (a vhost, a forwarded-for): long enough for IndexByte to pay.
-			if j = longEnd(rest, c.end, c.skip); j > 0 && c.plain {
+			if c.skip == 0 {
+				j = indexByte(rest, c.end)
+			} else {
+				j = longEnd(rest, c.end, c.skip)
+			}
+			if j > 0 && c.plain {
 				// A vhost, an address: set and past its literal here, not
 				// by the checks below, which a plain field passes.
 				f[c.field], rest = rest[:j], rest[j+1:]
@@ -213,7 +218,12 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 		case howLong:
 			j = longEnd(rest, c.end, c.skip)
 		case howQuoted:
-			if j = quotedEnd(rest); j >= 0 && c.plain {
+			if len(rest) >= 2 && rest[0] == '-' && rest[1] == '"' {
+				j = 1 // "-": no call
+			} else {
+				j = quotedEnd(rest)
+			}
+			if j >= 0 && c.plain {
 				f[c.field], rest = rest[:j], rest[j+1:]
 				if x.tail(c, &rest) {
 					continue

@@ -156,7 +156,7 @@ func FuzzParseUnitFrac(f *testing.F) {
 	units := []int64{int64(time.Second), int64(time.Millisecond), int64(time.Microsecond)}
 	f.Fuzz(func(t *testing.T, b []byte, u uint8) {
 		unit := units[int(u)%len(units)]
-		got, ok := parseUnitFrac(b, unit)
+		got, ok := parseUnitFrac(b, unitOf(unit))
 		whole, frac, dot := strings.Cut(string(b), ".")
 		valid := isDigits([]byte(whole)) && (!dot || isDigits([]byte(frac)))
 		var want *big.Int
