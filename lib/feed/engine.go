@@ -88,6 +88,7 @@ type feeder struct {
 	w       *writer // the consumer's stdin
 	wk      *waker  // wakes the loop's ppoll: a signal, the consumer's exit
 	spin    *spin.Spinner
+	procs   spin.Procs // one P at the live edge
 	fds     [3]pollFd
 	cp      checkpoint
 	clock   clock
@@ -523,8 +524,10 @@ func (f *feeder) prepare() error {
 		case ok:
 			s.next, s.ready = c, true
 			f.pending += int64(c.Entries)
+			f.procs.Work(int(c.End - c.Offset))
 		case f.opt.Follow:
 			s.dry, s.dryAt = true, time.Now()
+			f.procs.Idle()
 		default:
 			s.ended = true
 			if n, _ := s.r.Behind(); n > 0 {

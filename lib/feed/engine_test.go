@@ -560,3 +560,30 @@ func TestWithOneCPUAFirstReportThatTakesTheBatchLetsTheNextOneGo(t *testing.T) {
 		t.Fatal("the report was not read")
 	}
 }
+
+// Under --follow a store at its live edge, looked at again and again with
+// nothing new, has feed run on one P (spin.Procs); a backlog read brings
+// the default back.
+func TestAFollowedStoreAtItsLiveEdgeRunsFeedOnOneP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	f := openFeeder(t, "", func(o *Options) { o.Follow = true })
+	for range 20 {
+		f.streams[0].dry = false
+		if err := f.prepare(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runtime.GOMAXPROCS(0) != 1 {
+		t.Fatalf("a store dry 20 times in a row left feed at GOMAXPROCS %d", runtime.GOMAXPROCS(0))
+	}
+	os.WriteFile(f.streams[0].Path, []byte(strings.Repeat(strings.Repeat("b", 99)+"\n", 3<<14)), 0o644)
+	for range 40 { // 512 entries a chunk: 2 MB in all
+		f.streams[0].dry, f.streams[0].ready = false, false
+		if err := f.prepare(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Fatal("a backlog of megabytes left feed on one P")
+	}
+}

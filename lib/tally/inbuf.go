@@ -54,6 +54,9 @@ type input struct {
 	// waits, when set, is called before a read that may block: what it
 	// owes feed (unreported taken) must go out before tally sleeps.
 	waits func()
+	// procs has tally run on one P while its reads wait for a few lines
+	// at a time: the store's live edge (spin.Procs).
+	procs spin.Procs
 }
 
 // source is feed's input: a reader that can also say how many bytes a read
@@ -141,6 +144,7 @@ func (in *input) discard(n int) { in.r += n }
 // fill reads once, at most want bytes (readSize when 0 or more): bytes the
 // source said it holds (ready), or else what comes, waiting for it.
 func (in *input) fill(want int, ready bool) {
+	waited := !ready // for input, polling for it or asleep
 	if !ready && in.waits != nil {
 		in.waits()
 	}
@@ -166,6 +170,11 @@ func (in *input) fill(want int, ready bool) {
 		n, err = in.src.Read(p)
 	}
 	in.w += n
+	if waited && n < pieceSize {
+		in.procs.Idle()
+	} else {
+		in.procs.Work(n)
+	}
 	if err != nil {
 		in.err = err
 	}
