@@ -5,11 +5,23 @@ import (
 	"testing"
 )
 
+// onTwoPs runs the test as a process started on two Ps, whatever the
+// machine: GOMAXPROCS=2 in the environment is the default restoreProcs
+// brings back. Go's own default would be 1 on a one-CPU machine (or under
+// taskset -c 0), where a restored default cannot be told from a process
+// left on one P.
+func onTwoPs(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "2")
+	env, procs := envProcs, runtime.GOMAXPROCS(2)
+	envProcs = 2
+	t.Cleanup(func() { envProcs = env; runtime.GOMAXPROCS(procs) })
+}
+
 // At a live edge each turn brings a few lines between two idle turns: the
 // process goes down to one P after quietRun of them, and a backlog's
 // busyBytes with no idle turn between bring the default back.
 func TestALiveEdgeRunsOnOnePAndABacklogBringsTheDefaultBack(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	onTwoPs(t)
 	var p Procs
 	for i := range quietRun {
 		if p.Lowered() || runtime.GOMAXPROCS(0) != 2 {
@@ -35,7 +47,7 @@ func TestALiveEdgeRunsOnOnePAndABacklogBringsTheDefaultBack(t *testing.T) {
 
 // A backlog's turn between idle ones starts the count of idle turns again.
 func TestABacklogBetweenIdleTurnsKeepsTheDefault(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	onTwoPs(t)
 	var p Procs
 	for range 3 * quietRun {
 		p.Idle()
