@@ -130,7 +130,7 @@ func unreadable(name string, err error) error {
 // noteLater says, once per kind, that the tape name has records of a kind
 // a later tally added, which tgread passes over as tgpush does.
 func noteLater(stderr io.Writer, name string, k tape.LaterKind) {
-	fmt.Fprintf(stderr, "tgread: note: %s: line %d: records of kind %q, which a later version added and this tgread does not know: they carry no value and are passed over\n", name, k.Line, k.Word)
+	fmt.Fprintf(stderr, "tgread: note: %s: line %d: records of kind %q, which a later version added and this tgread does not know: they carry no value and are passed over%s\n", name, k.Line, k.Word, k.Beyond())
 }
 
 // readDocument takes the metric kinds and window of a tally store's
