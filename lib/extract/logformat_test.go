@@ -94,6 +94,10 @@ func TestApacheTimeFormatsAndUnits(t *testing.T) {
 		{`%{sec}t %>s`, `1791640536 200`},
 		{`%{msec}t %>s`, `1791640536000 200`},
 		{`%{usec}t %>s`, `1791640536000000 200`},
+		// Apache's unix times are whole units, so the '.' after one is the
+		// literal, not a fraction of it (Apache's own sub-second stamp).
+		{`%{sec}t.%{msec_frac}t %>s`, `1791640536.000 200`},
+		{`%{msec}t.%{usec_frac}t %>s`, `1791640536000.000000 200`},
 		{`[%{%d/%b/%Y:%H:%M:%S %z}t] %s`, `[10/Oct/2026:13:55:36 +0000] 200`},
 	} {
 		x := newExtractor(t, "format apache \""+c.format+"\"\nwindow 1s\nmetric r count by=status\n")
