@@ -144,6 +144,38 @@ func TestNginxLogFormatReadsUpstreamListsAndEscapes(t *testing.T) {
 	}
 }
 
+// nginx writes ", " between an upstream list's values and " : " across
+// a redirect, nothing else: a list at the line's end (or in quotes) that
+// holds other spaces or separators is a field the format does not have
+// (a variable logged after it), not more values to add up.
+func TestAnNginxUpstreamListIsCutOnlyAtNginxsOwnSeparators(t *testing.T) {
+	x := newExtractor(t, nginxLF)
+	const head = `10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "-" 0.015 `
+	for _, c := range []struct {
+		list string
+		sum  float64
+	}{
+		{"0.012", 0.012}, {"0.012, 0.003", 0.015}, {"0.012, - : 0.100", 0.112}, {"- : 0.1, 0.2", 0.3},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+c.list), &e); r != "" {
+			t.Errorf("%q: %q", c.list, r)
+			continue
+		}
+		if v, ok := e.Number(x.Field("upstream_response_time")); !ok || v-c.sum > 1e-9 || c.sum-v > 1e-9 {
+			t.Errorf("%q = %v, %v; want %v", c.list, v, ok, c.sum)
+		}
+	}
+	for _, list := range []string{"0.040 1", "0.0 03", "0.012, 0.003 7", "0.1,0.2", "0.1 ,0.2", "0.1,  0.2", "0.1, :0.2",
+		"0.1 :0.2", "0.1: 0.2", "0.1 : : 0.2", "0.1, ", "0.1 : ", ", 0.1", "0.1,", "0.1 "} {
+		var e Entry
+		if r := x.Extract([]byte(head+list), &e); r != ReasonNumber {
+			v, _ := e.Number(x.Field("upstream_response_time"))
+			t.Errorf("upstream list %q: %q (number %v), want %q", list, r, v, ReasonNumber)
+		}
+	}
+}
+
 func TestEveryCompiledFormatExtractsWithoutAllocating(t *testing.T) {
 	for _, c := range []struct{ doc, line string }{
 		{apacheCombinedLF, goodLine},
