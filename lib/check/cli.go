@@ -209,7 +209,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	holds = true
 	for _, k := range s.Tape.Later {
-		fmt.Fprintf(w, "note: %s:%d: records of kind %q, which a later version added and this tgcheck does not know: passed over, they are counted in no check\n", s.TapePath, k.Line, k.Word)
+		fmt.Fprintf(w, "note: %s:%d: records of kind %q, which a later version added and this tgcheck does not know: passed over, they are counted in no check%s\n", s.TapePath, k.Line, k.Word, k.Beyond())
 	}
 	for _, f := range integrity(s) {
 		fmt.Fprintf(w, "integrity: %s\n", f.What)

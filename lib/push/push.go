@@ -371,11 +371,12 @@ func (p *pusher) note(msg string) {
 
 // quirk notes, once per kind, a record kind this tgpush does not know.
 func (p *pusher) quirk(off int64, word string) {
-	if p.quirked[word] {
+	if p.quirked[word] || len(p.quirked) >= tape.MaxLaterKinds {
 		return
 	}
 	p.quirked[word] = true
-	p.note(fmt.Sprintf("the tape has records of a kind this tgpush does not know (%q at byte %d); they carry no sample and are passed over", word, off))
+	k := tape.LaterKind{Word: word, Last: len(p.quirked) == tape.MaxLaterKinds}
+	p.note(fmt.Sprintf("the tape has records of a kind this tgpush does not know (%q at byte %d); they carry no sample and are passed over%s", word, off, k.Beyond()))
 }
 
 // replacedError says that the tape the cursor was taken on is gone, and how

@@ -78,7 +78,7 @@ func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) erro
 		return unreadable(src.tape, err)
 	}
 	if res.Torn && src.name != "-" {
-		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or tally --run will repair it\n", src.tape)
+		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or the store's next run under feed (feed --cursor FILE STORE... -- tally --run DIR, as before) repairs it\n", src.tape)
 	}
 	if res.Sealed {
 		noteUnsealed(stderr, src.tape, dropUnsealed(res, func(start int64) bool { _, ok := res.Seals[start]; return ok }))
@@ -108,7 +108,7 @@ func dropUnsealed(res *tape.Resolved, sealed func(int64) bool) int {
 // noteUnsealed says that n series lines without a seal were left out.
 func noteUnsealed(stderr io.Writer, name string, n int) {
 	if n > 0 {
-		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (tally --run repairs it; tgcheck says more)\n", name, n)
+		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (the store's next run under feed, feed --cursor FILE STORE... -- tally --run DIR as before, repairs it; tgcheck says more)\n", name, n)
 	}
 }
 
@@ -130,7 +130,7 @@ func unreadable(name string, err error) error {
 // noteLater says, once per kind, that the tape name has records of a kind
 // a later tally added, which tgread passes over as tgpush does.
 func noteLater(stderr io.Writer, name string, k tape.LaterKind) {
-	fmt.Fprintf(stderr, "tgread: note: %s: line %d: records of kind %q, which a later version added and this tgread does not know: they carry no value and are passed over\n", name, k.Line, k.Word)
+	fmt.Fprintf(stderr, "tgread: note: %s: line %d: records of kind %q, which a later version added and this tgread does not know: they carry no value and are passed over%s\n", name, k.Line, k.Word, k.Beyond())
 }
 
 // readDocument takes the metric kinds and window of a tally store's

@@ -99,8 +99,9 @@ func (st *streamer) newResolver() *tape.Resolver {
 	opt := st.s.opt
 	opt.OnDuplicate = func(d tape.Dup) { st.seen.report(st.stderr, st.name, d) }
 	opt.OnLater = func(k tape.LaterKind) {
-		if !st.later[k.Word] {
+		if !st.later[k.Word] && len(st.later) < tape.MaxLaterKinds {
 			st.later[k.Word] = true
+			k.Last = len(st.later) == tape.MaxLaterKinds
 			noteLater(st.stderr, st.name, k)
 		}
 	}

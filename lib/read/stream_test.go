@@ -78,7 +78,7 @@ seal 2026-10-10T13:55:30Z width=10s entries=512
 		"2026-10-10T13:55:30Z\trequests\tstatus=200\t512\n"+
 		"2026-10-10T13:55:30Z\trequests\tstatus=200\t1024\n")
 	want := `tgread: stdin line 5 replaces requests{status="200"} at 2026-10-10T13:55:30Z: 512 -> 1024 (a fragment: the old defect's signature; run tgcheck --scan)` + "\n" +
-		"tgread: note: stdin has 1 series lines of buckets without a seal, left out: a group being written, or cut short (tally --run repairs it; tgcheck says more)\n"
+		"tgread: note: stdin has 1 series lines of buckets without a seal, left out: a group being written, or cut short (the store's next run under feed, feed --cursor FILE STORE... -- tally --run DIR as before, repairs it; tgcheck says more)\n"
 	if r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}

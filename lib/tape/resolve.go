@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -38,6 +39,21 @@ type Options struct {
 type LaterKind struct {
 	Word string // the kind word that starts its lines ("identity", "!mark"; LaterWord)
 	Line int
+	Last bool // the MaxLaterKinds-th kind: those after it are passed over unnamed
+}
+
+// MaxLaterKinds bounds the later kinds a Resolver names: a version adds a
+// few, and a forged tape of a million distinct words would otherwise make
+// a million notes and a map of them.
+const MaxLaterKinds = 16
+
+// Beyond is what a reader's note on k adds: for the last kind named, that
+// later ones go unnamed; "" for the others.
+func (k LaterKind) Beyond() string {
+	if !k.Last {
+		return ""
+	}
+	return fmt.Sprintf("; it is the %dth such kind, and those after it are passed over unnamed", MaxLaterKinds)
 }
 
 // SeriesText is one distinct series of a tape, parsed once however many
@@ -336,14 +352,14 @@ func (rv *Resolver) addMarker(rec Record, n int) {
 // kinds however many lines, so this stays small.
 func (rv *Resolver) addLater(line []byte, n int) {
 	word := LaterWord(line)
-	if rv.later[word] {
+	if rv.later[word] || len(rv.later) >= MaxLaterKinds {
 		return
 	}
 	if rv.later == nil {
 		rv.later = map[string]bool{}
 	}
 	rv.later[word] = true
-	k := LaterKind{word, n}
+	k := LaterKind{word, n, len(rv.later) == MaxLaterKinds}
 	if rv.opt.OnLater != nil {
 		rv.opt.OnLater(k)
 	} else {

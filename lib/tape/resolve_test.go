@@ -224,7 +224,7 @@ func TestResolvePassesOverALaterKindsLineKeepingTheFirstLineOfEachKind(t *testin
 	later := "identity id=web1 dev=1 ino=2\n" + sample[:at] + "!mark at=web1:5 why=x\nidentity id=web1 dev=1 ino=3\n" + sample[at:]
 	plain := resolve(t, sample, Options{})
 	res := resolve(t, later, Options{})
-	want := []LaterKind{{"identity", 1}, {"!mark", 6}}
+	want := []LaterKind{{"identity", 1, false}, {"!mark", 6, false}}
 	if fmt.Sprint(res.Later) != fmt.Sprint(want) || res.Lines != plain.Lines+3 {
 		t.Fatalf("Later %v over %d lines, want %v over %d", res.Later, res.Lines, want, plain.Lines+3)
 	}
@@ -237,6 +237,23 @@ func TestResolvePassesOverALaterKindsLineKeepingTheFirstLineOfEachKind(t *testin
 	}
 	if _, err := Resolve(strings.NewReader(later+"identity Id=web\n"), Options{}); err == nil {
 		t.Error("a damaged line after later kinds was passed over")
+	}
+}
+
+// A forged tape of many distinct later kinds is named up to MaxLaterKinds
+// of them, the last saying that the rest go unnamed: a million words make
+// no million notes, nor a map of a million.
+func TestAtMostMaxLaterKindsAreNamedTheLastSayingSo(t *testing.T) {
+	var forged strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&forged, "kind%d a=1\n", i)
+	}
+	res := resolve(t, forged.String()+sample, Options{})
+	if len(res.Later) != MaxLaterKinds || !res.Later[MaxLaterKinds-1].Last || res.Later[0].Last {
+		t.Fatalf("named %d kinds (%v), want %d, the last marked", len(res.Later), res.Later, MaxLaterKinds)
+	}
+	if b := res.Later[MaxLaterKinds-1].Beyond(); !strings.Contains(b, "passed over unnamed") {
+		t.Errorf("the last kind's note adds %q", b)
 	}
 }
 
