@@ -66,7 +66,7 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 			k.how = howLast
 		case p.Quoted:
 			k.how = howQuoted
-		case p.Kind == doc.List:
+		case p.Kind == doc.List || p.Kind == doc.TextList:
 			k.how = howList
 		case p.Kind == doc.Stamp || p.Kind == doc.Request || len(c.cuts) == 0:
 			k.how = howLong // a time, a request or an address: IndexByte pays

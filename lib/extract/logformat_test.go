@@ -176,6 +176,32 @@ func TestAnNginxUpstreamListIsCutOnlyAtNginxsOwnSeparators(t *testing.T) {
 	}
 }
 
+// nginx's $upstream_addr and the other upstream variables of text are
+// lists cut as the lists of numbers are, whole, and never checked as
+// numbers: a proxied line is read, not dropped.
+func TestAnNginxUpstreamAddrListIsTextCutWhole(t *testing.T) {
+	x := newExtractor(t, `format nginx '$remote_addr [$time_local] $status $upstream_addr $upstream_response_time $upstream_cache_status'
+window 10s
+metric requests count by=upstream_addr
+metric up sum=upstream_response_time by=upstream_cache_status
+`)
+	const head = `10.0.0.9 [10/Oct/2026:13:55:36 +0000] 200 `
+	for _, c := range []struct{ rest, addr, cache string }{
+		{"10.0.0.1:80, 10.0.0.2:80 : unix:/tmp/s 0.010, 0.020 : 0.005 HIT", "10.0.0.1:80, 10.0.0.2:80 : unix:/tmp/s", "HIT"},
+		{"10.0.0.1:80 0.7 MISS", "10.0.0.1:80", "MISS"},
+		{"- - -", "-", "-"},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+c.rest), &e); r != "" {
+			t.Errorf("%q: !drop reason=%s", c.rest, r)
+			continue
+		}
+		if a, k := e.Fields[x.Field("upstream_addr")], e.Fields[x.Field("upstream_cache_status")]; string(a) != c.addr || string(k) != c.cache {
+			t.Errorf("%q: upstream_addr %q, upstream_cache_status %q; want %q, %q", c.rest, a, k, c.addr, c.cache)
+		}
+	}
+}
+
 func TestEveryCompiledFormatExtractsWithoutAllocating(t *testing.T) {
 	for _, c := range []struct{ doc, line string }{
 		{apacheCombinedLF, goodLine},
