@@ -10,14 +10,14 @@ type FieldKind int
 
 // The field kinds of a compiled LogFormat.
 const (
-	Text    FieldKind = iota // any bytes (quoted ones keep the server's escapes)
-	Status                   // three digits, else !drop reason=status
-	Size                     // "-" or digits, else !drop reason=bytes
-	Numeric                  // "-" or a number, else !drop reason=number
-	List                     // nginx's upstream lists ("0.012, 0.003 : 0.1"): its number is the sum
-	TextList                 // nginx's upstream lists of text ($upstream_addr "10.0.0.1:80, 10.0.0.2:80"): cut as a List, not checked
-	Request                  // the request line: also method, path and proto
-	Stamp                    // a time (its Layout says how it reads)
+	Text     FieldKind = iota // any bytes (quoted ones keep the server's escapes)
+	Status                    // three digits, else !drop reason=status
+	Size                      // "-" or digits, else !drop reason=bytes
+	Numeric                   // "-" or a number, else !drop reason=number
+	List                      // nginx's upstream lists ("0.012, 0.003 : 0.1"): its number is the sum
+	TextList                  // nginx's upstream lists of text ($upstream_addr "10.0.0.1:80, 10.0.0.2:80"): cut as a List, not checked
+	Request                   // the request line: also method, path and proto
+	Stamp                     // a time (its Layout says how it reads)
 )
 
 // Part is one field of a compiled LogFormat and the literal text that
