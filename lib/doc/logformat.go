@@ -10,13 +10,14 @@ type FieldKind int
 
 // The field kinds of a compiled LogFormat.
 const (
-	Text    FieldKind = iota // any bytes (quoted ones keep the server's escapes)
-	Status                   // three digits, else !drop reason=status
-	Size                     // "-" or digits, else !drop reason=bytes
-	Numeric                  // "-" or a number, else !drop reason=number
-	List                     // nginx's upstream lists ("0.012, 0.003 : 0.1"): its number is the sum
-	Request                  // the request line: also method, path and proto
-	Stamp                    // a time (its Layout says how it reads)
+	Text     FieldKind = iota // any bytes (quoted ones keep the server's escapes)
+	Status                    // three digits, else !drop reason=status
+	Size                      // "-" or digits, else !drop reason=bytes
+	Numeric                   // "-" or a number, else !drop reason=number
+	List                      // nginx's upstream lists ("0.012, 0.003 : 0.1"): its number is the sum
+	TextList                  // nginx's upstream lists of text ($upstream_addr "10.0.0.1:80, 10.0.0.2:80"): cut as a List, not checked
+	Request                   // the request line: also method, path and proto
+	Stamp                     // a time (its Layout says how it reads)
 )
 
 // Part is one field of a compiled LogFormat and the literal text that
@@ -138,7 +139,7 @@ func compileLogFormat(server, src string, elems []element) (*LogFormat, error) {
 		}
 		p.Quoted = strings.HasSuffix(before, `"`) && strings.HasPrefix(p.Lit, `"`)
 		if p.Kind == Stamp && p.Lit != "" {
-			p.Skip = strings.Count(stampSample(p.Layout), p.Lit[:1])
+			p.Skip = strings.Count(stampSample(l.Server, p.Layout), p.Lit[:1])
 		}
 	}
 	return l, nil
@@ -158,16 +159,21 @@ func exampleFormat(server string) string {
 	return `format apache "` + strings.ReplaceAll(apacheNicknames["combined"], `"`, `\"`) + ` %D"`
 }
 
-// stampSample is a time as a layout writes it, for counting the bytes
-// such a field holds.
-func stampSample(layout string) string {
+// stampSample is a time as a layout writes it on server, for counting
+// the bytes such a field holds.
+func stampSample(server, layout string) string {
 	switch layout {
 	case LayoutCLF:
 		return "10/Oct/2000:13:55:36 -0700"
 	case LayoutRFC3339:
 		return "2000-10-10T13:55:36-07:00"
 	case LayoutUnix, LayoutUnixMs, LayoutUnixUs:
-		return "1700000000.123"
+		if server == "apache" {
+			// %{sec}t, %{msec}t and %{usec}t are whole units: in
+			// "%{sec}t.%{msec_frac}t" the '.' is the literal's.
+			return "1700000000"
+		}
+		return "1700000000.123" // nginx's $msec has its milliseconds
 	}
 	return layoutProbe.Format(layout)
 }

@@ -20,11 +20,20 @@ var nginxKinds = map[string]Part{
 	"msec":                {Kind: Stamp, Layout: LayoutUnix},
 }
 
+// upstreamNumbers are nginx's $upstream_* variables whose values are
+// numbers; the others ($upstream_addr, $upstream_cache_status,
+// $upstream_http_NAME, ...) are text.
+var upstreamNumbers = map[string]bool{
+	"upstream_bytes_received": true, "upstream_bytes_sent": true, "upstream_connect_time": true,
+	"upstream_header_time": true, "upstream_queue_time": true, "upstream_response_length": true,
+	"upstream_response_time": true, "upstream_status": true,
+}
+
 // parseNginx reads an nginx log_format string into elements: $name or
 // ${name} is the field name, everything else literal. Every $upstream_*
-// variable is a List: nginx writes one value per upstream tried, ", "
+// variable is a list: nginx writes one value per upstream tried, ", "
 // between them and " : " across an internal redirect, "-" for one that
-// gave none.
+// gave none; a List of numbers (upstreamNumbers), else a TextList.
 func parseNginx(src string) ([]element, error) {
 	var elems []element
 	for i := 0; i < len(src); {
@@ -57,7 +66,10 @@ func parseNginx(src string) ([]element, error) {
 		i = j
 		p, ok := nginxKinds[name]
 		if !ok && strings.HasPrefix(name, "upstream_") {
-			p.Kind = List
+			p.Kind = TextList
+			if upstreamNumbers[name] {
+				p.Kind = List
+			}
 		}
 		p.Field = name
 		elems = append(elems, element{part: p})

@@ -280,9 +280,10 @@ func (x *Extractor) value(b []byte, i int, n *keyNode, e *Entry, depth int) (int
 }
 
 // skipValue returns the index after the JSON value at b[i], checking its
-// grammar.
+// grammar. Only a container counts toward maxDepth (skipContainer
+// checks it): a number at the deepest level is read as a string is.
 func skipValue(b []byte, i, depth int) (int, bool) {
-	if i >= len(b) || depth > maxDepth {
+	if i >= len(b) {
 		return 0, false
 	}
 	switch b[i] {
@@ -305,6 +306,9 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 
 // skipContainer skips an object (keyed) or an array starting at b[i].
 func skipContainer(b []byte, i, depth int, close byte, keyed bool) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
 	if i = skipWS(b, i+1); i < len(b) && b[i] == close {
 		return i + 1, true
 	}

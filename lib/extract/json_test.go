@@ -294,3 +294,43 @@ func TestAJSONKeyGivenTwiceCountsByItsLastValueThePathsBelowItToo(t *testing.T) 
 		}
 	}
 }
+
+// A scalar is no nesting: 257 containers deep (the line's object and
+// 256 below it) is read whatever the innermost one holds, a number or
+// true as much as a string or nothing, on the path a document reads and
+// off it; one container more is dropped, whatever it holds.
+func TestAJSONLineAtTheNestingLimitIsReadWhateverItsInnermostValue(t *testing.T) {
+	x := newExtractor(t, "format json deep=request.a.a\ntime ts layout=unix\nwindow 10s\nmetric r count by=deep\n")
+	// around returns the containers of levels (the line's object one of
+	// them, and inner too when it is one) that hold inner.
+	around := func(levels int, inner string) int {
+		if inner == "{}" || inner == "[]" {
+			return levels - 2
+		}
+		return levels - 1
+	}
+	nest := func(key string, levels int, inner string) string {
+		n := around(levels, inner)
+		return `{"ts":1791640536,"` + key + `":` + strings.Repeat(`{"a":`, n) + inner + strings.Repeat("}", n) + "}"
+	}
+	arrays := func(levels int, inner string) string {
+		n := around(levels, inner)
+		return `{"ts":1791640536,"x":` + strings.Repeat("[", n) + inner + strings.Repeat("]", n) + "}"
+	}
+	for _, inner := range []string{`"s"`, `1`, `-2.5e3`, `true`, `null`, `{}`, `[]`} {
+		for _, key := range []string{"request", "other"} {
+			for levels, want := range map[int]string{maxDepth + 1: "", maxDepth + 2: ReasonFormat} {
+				var e Entry
+				if line := nest(key, levels, inner); x.Extract([]byte(line), &e) != want {
+					t.Errorf("%d objects deep around %s under %q: %q, want %q", levels, inner, key, x.Extract([]byte(line), &e), want)
+				}
+			}
+		}
+		for levels, want := range map[int]string{maxDepth + 1: "", maxDepth + 2: ReasonFormat} {
+			var e Entry
+			if line := arrays(levels, inner); x.Extract([]byte(line), &e) != want {
+				t.Errorf("%d arrays deep around %s: %q, want %q", levels, inner, x.Extract([]byte(line), &e), want)
+			}
+		}
+	}
+}

@@ -66,7 +66,7 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 			k.how = howLast
 		case p.Quoted:
 			k.how = howQuoted
-		case p.Kind == doc.List:
+		case p.Kind == doc.List || p.Kind == doc.TextList:
 			k.how = howList
 		case p.Kind == doc.Stamp || p.Kind == doc.Request || len(c.cuts) == 0:
 			k.how = howLong // a time, a request or an address: IndexByte pays
@@ -477,26 +477,31 @@ func (x *Extractor) check(c *cut, v []byte, e *Entry) string {
 // listSum reads an nginx upstream list ("0.012, 0.003 : 0.100", "-"): its
 // number is the sum of its numbers (the time spent over every upstream
 // tried), "-" elements left out; ok is false when no element is a number.
-// valid is false when an element is neither.
+// valid is false when an element is neither, or when anything but nginx's
+// ", " and " : " comes between two: "0.040 1" is a list and a field the
+// format does not have, not 1.04.
 func listSum(b []byte) (sum float64, ok, valid bool) {
 	for len(b) > 0 {
 		i := 0
 		for i < len(b) && b[i] != ',' && b[i] != ' ' {
 			i++
 		}
-		elem := b[:i]
-		for i < len(b) && (b[i] == ',' || b[i] == ' ' || b[i] == ':') {
-			i++
+		if elem := b[:i]; len(elem) != 1 || elem[0] != '-' {
+			v, isNum := number(elem)
+			if !isNum {
+				return 0, false, false
+			}
+			sum, ok = sum+v, true
 		}
-		b = b[i:]
-		if len(elem) == 1 && elem[0] == '-' {
-			continue
-		}
-		v, isNum := number(elem)
-		if !isNum {
+		switch b = b[i:]; {
+		case len(b) == 0:
+		case len(b) > 2 && b[0] == ',' && b[1] == ' ':
+			b = b[2:]
+		case len(b) > 3 && b[0] == ' ' && b[1] == ':' && b[2] == ' ':
+			b = b[3:]
+		default:
 			return 0, false, false
 		}
-		sum, ok = sum+v, true
 	}
 	return sum, ok, true
 }

@@ -94,6 +94,10 @@ func TestApacheTimeFormatsAndUnits(t *testing.T) {
 		{`%{sec}t %>s`, `1791640536 200`},
 		{`%{msec}t %>s`, `1791640536000 200`},
 		{`%{usec}t %>s`, `1791640536000000 200`},
+		// Apache's unix times are whole units, so the '.' after one is the
+		// literal, not a fraction of it (Apache's own sub-second stamp).
+		{`%{sec}t.%{msec_frac}t %>s`, `1791640536.000 200`},
+		{`%{msec}t.%{usec_frac}t %>s`, `1791640536000.000000 200`},
 		{`[%{%d/%b/%Y:%H:%M:%S %z}t] %s`, `[10/Oct/2026:13:55:36 +0000] 200`},
 	} {
 		x := newExtractor(t, "format apache \""+c.format+"\"\nwindow 1s\nmetric r count by=status\n")
@@ -137,6 +141,64 @@ func TestNginxLogFormatReadsUpstreamListsAndEscapes(t *testing.T) {
 	var e Entry
 	if r := x.Extract([]byte(`10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "-" 0.015 0.01x`), &e); r != ReasonNumber {
 		t.Errorf("an upstream time that is no number: %q, want %q", r, ReasonNumber)
+	}
+}
+
+// nginx writes ", " between an upstream list's values and " : " across
+// a redirect, nothing else: a list at the line's end (or in quotes) that
+// holds other spaces or separators is a field the format does not have
+// (a variable logged after it), not more values to add up.
+func TestAnNginxUpstreamListIsCutOnlyAtNginxsOwnSeparators(t *testing.T) {
+	x := newExtractor(t, nginxLF)
+	const head = `10.0.0.1 - - [10/Oct/2026:13:55:36 -0700] "GET / HTTP/1.1" 200 612 "-" "-" 0.015 `
+	for _, c := range []struct {
+		list string
+		sum  float64
+	}{
+		{"0.012", 0.012}, {"0.012, 0.003", 0.015}, {"0.012, - : 0.100", 0.112}, {"- : 0.1, 0.2", 0.3},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+c.list), &e); r != "" {
+			t.Errorf("%q: %q", c.list, r)
+			continue
+		}
+		if v, ok := e.Number(x.Field("upstream_response_time")); !ok || v-c.sum > 1e-9 || c.sum-v > 1e-9 {
+			t.Errorf("%q = %v, %v; want %v", c.list, v, ok, c.sum)
+		}
+	}
+	for _, list := range []string{"0.040 1", "0.0 03", "0.012, 0.003 7", "0.1,0.2", "0.1 ,0.2", "0.1,  0.2", "0.1, :0.2",
+		"0.1 :0.2", "0.1: 0.2", "0.1 : : 0.2", "0.1, ", "0.1 : ", ", 0.1", "0.1,", "0.1 "} {
+		var e Entry
+		if r := x.Extract([]byte(head+list), &e); r != ReasonNumber {
+			v, _ := e.Number(x.Field("upstream_response_time"))
+			t.Errorf("upstream list %q: %q (number %v), want %q", list, r, v, ReasonNumber)
+		}
+	}
+}
+
+// nginx's $upstream_addr and the other upstream variables of text are
+// lists cut as the lists of numbers are, whole, and never checked as
+// numbers: a proxied line is read, not dropped.
+func TestAnNginxUpstreamAddrListIsTextCutWhole(t *testing.T) {
+	x := newExtractor(t, `format nginx '$remote_addr [$time_local] $status $upstream_addr $upstream_response_time $upstream_cache_status'
+window 10s
+metric requests count by=upstream_addr
+metric up sum=upstream_response_time by=upstream_cache_status
+`)
+	const head = `10.0.0.9 [10/Oct/2026:13:55:36 +0000] 200 `
+	for _, c := range []struct{ rest, addr, cache string }{
+		{"10.0.0.1:80, 10.0.0.2:80 : unix:/tmp/s 0.010, 0.020 : 0.005 HIT", "10.0.0.1:80, 10.0.0.2:80 : unix:/tmp/s", "HIT"},
+		{"10.0.0.1:80 0.7 MISS", "10.0.0.1:80", "MISS"},
+		{"- - -", "-", "-"},
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+c.rest), &e); r != "" {
+			t.Errorf("%q: !drop reason=%s", c.rest, r)
+			continue
+		}
+		if a, k := e.Fields[x.Field("upstream_addr")], e.Fields[x.Field("upstream_cache_status")]; string(a) != c.addr || string(k) != c.cache {
+			t.Errorf("%q: upstream_addr %q, upstream_cache_status %q; want %q, %q", c.rest, a, k, c.addr, c.cache)
+		}
 	}
 }
 

@@ -524,3 +524,26 @@ func TestADamagedLineInTheTapesTailStopsTallyNamingItsByteAndTheFix(t *testing.T
 		t.Errorf("the tape was changed:\n%s", got)
 	}
 }
+
+// --fields shows what the tape gets: a line's one trailing '\r' is not
+// part of its fields, a second one is (bufio.ScanLines took one more).
+func TestTryFieldsCutsALineEndingInTwoCRsAsTheTapeDoes(t *testing.T) {
+	d, err := doc.Parse("test", []byte("format apache \"%h %t %>s %v\"\nfuture none\nwindow 10s grace=60s\nmetric r count by=vhost\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := "h [10/Oct/2026:13:55:00 +0000] 200 v\r\r\nh [10/Oct/2026:13:55:01 +0000] 200 w\r\n"
+	var tp, fields bytes.Buffer
+	if err := try(d, nil, strings.NewReader(in), &tp, func(f string, a ...any) { t.Errorf(f, a...) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tryFields(d, nil, strings.NewReader(in), &fields); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tp.String(), "r{vhost=\"v\r\"} 1\n") || !strings.Contains(tp.String(), "r{vhost=\"w\"} 1\n") {
+		t.Fatalf("the tape:\n%s", tp.String())
+	}
+	if !strings.Contains(fields.String(), "vhost  \"v\r\"\n") || !strings.Contains(fields.String(), "vhost  \"w\"\n") {
+		t.Errorf("--fields, against the tape's v\\r and w:\n%q", fields.String())
+	}
+}

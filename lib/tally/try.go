@@ -2,6 +2,7 @@ package tally
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -141,6 +142,7 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 		defer in.Close()
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		sc.Split(scanLF)
 		for n := 1; sc.Scan(); n++ {
 			if reason := x.Extract(sc.Bytes(), &e); reason != "" {
 				fmt.Fprintf(out, "%s:%d !drop reason=%s\n", f, n, reason)
@@ -161,4 +163,17 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 		}
 	}
 	return out.Flush()
+}
+
+// scanLF is bufio.ScanLines without its dropping of a '\r' before the
+// '\n': the extractor drops one itself, as it does for the tape, and a
+// second one is part of the line's fields there too.
+func scanLF(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
