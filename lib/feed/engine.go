@@ -503,7 +503,23 @@ var errExited = errors.New("feed: the consumer exited before its input ended")
 // prepare reads the next chunk of every store that has none, so that it goes
 // out the moment the store is taken; in a one-shot run a store with nothing
 // more gets its end line.
+//
+// A turn that read nothing and found a store with nothing new is an idle
+// turn for f.procs, one that read a chunk is work: per turn, not per
+// store, so that quiet stores of a glob do not outvote one that streams.
 func (f *feeder) prepare() error {
+	read, dry, err := f.prepareStores()
+	if read > 0 {
+		f.procs.Work(read)
+	} else if dry {
+		f.procs.Idle()
+	}
+	return err
+}
+
+// prepareStores is prepare's turn over the stores: the bytes of the
+// chunks it read, and whether a store had nothing new.
+func (f *feeder) prepareStores() (read int, dry bool, err error) {
 	for _, s := range f.streams {
 		if s.ready || s.dry || s.ended {
 			continue
@@ -517,28 +533,28 @@ func (f *feeder) prepare() error {
 		}
 		c, ok, err := s.r.Next(n, maxBatchBytes)
 		if err != nil {
-			return fmt.Errorf("feed: store %s: %w", s.ID, err)
+			return read, dry, fmt.Errorf("feed: store %s: %w", s.ID, err)
 		}
 		f.noteRotations(s)
 		switch {
 		case ok:
 			s.next, s.ready = c, true
 			f.pending += int64(c.Entries)
-			f.procs.Work(int(c.End - c.Offset))
+			read += int(c.End - c.Offset)
 		case f.opt.Follow:
 			s.dry, s.dryAt = true, time.Now()
-			f.procs.Idle()
+			dry = true
 		default:
 			s.ended = true
 			if n, _ := s.r.Behind(); n > 0 {
 				f.note("feed: store %s: its last %d bytes were not sent: they were not a whole line (no final newline) when it was read; a later run sends them once they are", s.ID, n)
 			}
 			if err := f.write(protocol.AppendEnd(f.hdr[:0], s.ID)); err != nil {
-				return err
+				return read, dry, err
 			}
 		}
 	}
-	return nil
+	return read, dry, nil
 }
 
 // noteRotations says once per rotation where the store's new generation

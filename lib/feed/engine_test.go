@@ -2,6 +2,7 @@ package feed
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -586,5 +587,37 @@ func TestAFollowedStoreAtItsLiveEdgeRunsFeedOnOneP(t *testing.T) {
 	}
 	if f.procs.Lowered() {
 		t.Fatalf("a backlog of megabytes left feed on one P (GOMAXPROCS %d)", runtime.GOMAXPROCS(0))
+	}
+}
+
+// A glob's quiet stores do not outvote one that streams: a turn that reads
+// a chunk of any store is work, however many others had nothing new.
+func TestQuietStoresBesideOneThatStreamsKeepFeedOnItsPs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	dir := t.TempDir()
+	var stores []Store
+	for i := range 12 {
+		path := filepath.Join(dir, fmt.Sprintf("q%d.log", i))
+		os.WriteFile(path, nil, 0o644)
+		stores = append(stores, Store{ID: fmt.Sprintf("q%d", i), Path: path})
+	}
+	busy := filepath.Join(dir, "busy.log")
+	os.WriteFile(busy, []byte(strings.Repeat(strings.Repeat("b", 99)+"\n", 1<<15)), 0o644)
+	stores = append(stores, Store{ID: "busy", Path: busy})
+	f := newFeeder(Options{Stores: stores, BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Follow: true, Stderr: io.Discard})
+	if err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.closeStores)
+	for range 40 {
+		for _, s := range f.streams {
+			s.dry, s.ready = false, false
+		}
+		if err := f.prepare(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.procs.Lowered() {
+		t.Fatal("twelve quiet stores lowered feed to one P while another streamed")
 	}
 }

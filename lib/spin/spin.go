@@ -1,6 +1,8 @@
 // Package spin decides when a process that waits for its peer across a pipe
 // polls instead of sleeping: feed waiting for the report on the batch it
-// sent, tally waiting for the batch feed is about to send.
+// sent, tally waiting for the batch feed is about to send; and (Procs)
+// when such a process, waiting nearly all the time at a store's live
+// edge, runs on one P.
 //
 // Sleeping costs more than the wait. Being woken is a thread wake-up, tens
 // of microseconds on a VM whose vCPU went idle, and the wake-up places the
@@ -55,9 +57,10 @@ type Spinner struct {
 	pause  int  // the next rest
 }
 
-// New returns a Spinner for this process, off with one CPU: it counts CPUs
+// New returns a Spinner for this process, off with one P: it counts CPUs
 // as Go's scheduler does (GOMAXPROCS follows the affinity mask and a
-// cgroup's CPU limit, such as systemd's CPUQuota=).
+// cgroup's CPU limit, such as systemd's CPUQuota=, though for a quota it
+// never goes below 2).
 func New() *Spinner { return &Spinner{off: runtime.GOMAXPROCS(0) < 2, pause: restMin} }
 
 // budget returns how long to poll in a wait that began waited ago, and
