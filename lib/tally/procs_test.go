@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -30,11 +29,10 @@ func TestReadsOfAFewLinesAtATimeRunTallyOnOneP(t *testing.T) {
 	if runtime.GOMAXPROCS(0) != 1 {
 		t.Fatalf("20 reads of 10 lines each left tally at GOMAXPROCS %d", runtime.GOMAXPROCS(0))
 	}
-	// A backlog: a pipe as large as feed makes it, 256 KiB in it before
-	// each read.
-	syscall.Syscall(syscall.SYS_FCNTL, w.Fd(), 1031, 1<<20) // F_SETPIPE_SZ
-	for range 12 {
-		w.WriteString(strings.Repeat(line, 2<<10)[:256<<10])
+	// A backlog: a full pipe of the kernel's default size (64 KiB, a
+	// piece) before each read, which a write of it never blocks on.
+	for range 48 {
+		w.WriteString(strings.Repeat(line, 2<<10)[:pieceSize])
 		in.fill(0, false)
 		in.discard(in.w - in.r)
 	}
