@@ -103,6 +103,9 @@ func (f *feeder) finish(why error) (int, error) {
 	case why == nil && f.stop.forced:
 		// Every end was sent, but a second signal cut the consumer's finish.
 		return 128 + int(sig), cmp.Or(perr, cerr, serr)
+	case why == errMax && (cerr != nil || perr != nil):
+		// The consumer failed: that, not --max, is what the run says.
+		return 1, cmp.Or(perr, cerr, serr)
 	case why == errMax && !f.cp.moved():
 		// Said even with -q: a run that repeats itself forever is not a note.
 		f.warn("feed: stopped after --max %d entries, and they sealed no bucket: the consumer holds them all in buckets still open (a bucket seals once event time passes its end plus the document's grace), so no durable offset and not the cursor moved, and the same command repeats this run; raise --max well above %d, or run without it", f.opt.Max, f.sent)
