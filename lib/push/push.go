@@ -45,7 +45,7 @@ type pusher struct {
 	limit   int64       // --once: the tape's length at start
 	last    tape.Record // the newest seal read (from the cursor at start)
 	prog    *progress
-	quirked map[string]bool
+	quirked tape.LaterKinds
 }
 
 // Run pushes until ctx is done (a signal: nil), the tape is pushed up to
@@ -66,7 +66,7 @@ func Run(ctx context.Context, o *Options) error {
 		return fmt.Errorf("tgpush: cannot read the tape: %v", err)
 	}
 	defer fl.Close()
-	p := &pusher{o: o, fl: fl, quirked: map[string]bool{}}
+	p := &pusher{o: o, fl: fl}
 	fl.quirks = p.quirk
 	// The secrets are read before start saves a first run's cursor: a
 	// missing token file must leave no cursor that refuses the --from of
@@ -371,11 +371,10 @@ func (p *pusher) note(msg string) {
 
 // quirk notes, once per kind, a record kind this tgpush does not know.
 func (p *pusher) quirk(off int64, word string) {
-	if p.quirked[word] || len(p.quirked) >= tape.MaxLaterKinds {
+	k, ok := p.quirked.Name(word, int(off))
+	if !ok {
 		return
 	}
-	p.quirked[word] = true
-	k := tape.LaterKind{Word: word, Last: len(p.quirked) == tape.MaxLaterKinds}
 	p.note(fmt.Sprintf("the tape has records of a kind this tgpush does not know (%q at byte %d); they carry no sample and are passed over%s", word, off, k.Beyond()))
 }
 

@@ -73,13 +73,13 @@ type streamer struct {
 	floor   int64                        // the newest bucket forgotten; valid when forgot
 	forgot  bool
 	seen    reported
-	later   map[string]bool // the later kinds noted: each Resolver (one a group) knows only its own
+	later   tape.LaterKinds // the later kinds noted: each Resolver (one a group) knows only its own
 	header  bool
 	anySeal bool // a seal was read: a tally tape, whose series wait for their seal
 }
 
 func (s *settings) newStreamer(w *bufio.Writer, name string, stderr io.Writer) *streamer {
-	st := &streamer{s: s, w: w, name: name, stderr: stderr, printed: map[int64]map[string]float64{}, seen: reported{}, later: map[string]bool{}, header: true}
+	st := &streamer{s: s, w: w, name: name, stderr: stderr, printed: map[int64]map[string]float64{}, seen: reported{}, header: true}
 	st.rv = st.newResolver()
 	return st
 }
@@ -99,9 +99,7 @@ func (st *streamer) newResolver() *tape.Resolver {
 	opt := st.s.opt
 	opt.OnDuplicate = func(d tape.Dup) { st.seen.report(st.stderr, st.name, d) }
 	opt.OnLater = func(k tape.LaterKind) {
-		if !st.later[k.Word] && len(st.later) < tape.MaxLaterKinds {
-			st.later[k.Word] = true
-			k.Last = len(st.later) == tape.MaxLaterKinds
+		if k, ok := st.later.Name(k.Word, k.Line); ok {
 			noteLater(st.stderr, st.name, k)
 		}
 	}

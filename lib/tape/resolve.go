@@ -42,10 +42,28 @@ type LaterKind struct {
 	Last bool // the MaxLaterKinds-th kind: those after it are passed over unnamed
 }
 
-// MaxLaterKinds bounds the later kinds a Resolver names: a version adds a
+// MaxLaterKinds bounds the later kinds a reader names: a version adds a
 // few, and a forged tape of a million distinct words would otherwise make
 // a million notes and a map of them.
 const MaxLaterKinds = 16
+
+// LaterKinds names each later kind once, and only the first MaxLaterKinds
+// of them: the one record of what every reader has noted so far (a
+// Resolver, tgread --follow across its groups, tgpush).
+type LaterKinds struct{ named map[string]bool }
+
+// Name returns the kind to note for word, first met at line (or byte) at,
+// and false when it was named before or MaxLaterKinds were.
+func (l *LaterKinds) Name(word string, at int) (LaterKind, bool) {
+	if l.named[word] || len(l.named) >= MaxLaterKinds {
+		return LaterKind{}, false
+	}
+	if l.named == nil {
+		l.named = map[string]bool{}
+	}
+	l.named[word] = true
+	return LaterKind{word, at, len(l.named) == MaxLaterKinds}, true
+}
 
 // Beyond is what a reader's note on k adds: for the last kind named, that
 // later ones go unnamed; "" for the others.
@@ -144,7 +162,7 @@ type Resolver struct {
 	points   map[pair]value
 	lastTime []byte // the last series line's time text, and its value:
 	lastNS   int64  // consecutive lines share a bucket, so parse it once
-	later    map[string]bool
+	later    LaterKinds
 	res      Resolved
 }
 
@@ -351,15 +369,10 @@ func (rv *Resolver) addMarker(rec Record, n int) {
 // addLater notes the first line of each later kind: a tape holds a few
 // kinds however many lines, so this stays small.
 func (rv *Resolver) addLater(line []byte, n int) {
-	word := LaterWord(line)
-	if rv.later[word] || len(rv.later) >= MaxLaterKinds {
+	k, ok := rv.later.Name(LaterWord(line), n)
+	if !ok {
 		return
 	}
-	if rv.later == nil {
-		rv.later = map[string]bool{}
-	}
-	rv.later[word] = true
-	k := LaterKind{word, n, len(rv.later) == MaxLaterKinds}
 	if rv.opt.OnLater != nil {
 		rv.opt.OnLater(k)
 	} else {
