@@ -66,29 +66,19 @@ func (r *reporter) took(st int, taken int64) error {
 	return r.flush()
 }
 
-// greet asks for the window for every store before any batch, with a
-// report of where each resumes, so that feed sends ahead from the first.
-func (r *reporter) greet() error {
+// greet asks for the window for the stores from the from-th on, with a
+// report of where each resumes, so that feed sends ahead from the first
+// batch: every store before any batch (from 0), or one joining mid-run
+// (the last added).
+func (r *reporter) greet(from int) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.window == 0 {
 		return nil
 	}
-	for st := range r.ids {
+	for st := from; st < len(r.ids); st++ {
 		r.send(st)
 	}
-	return r.flush()
-}
-
-// greetLast asks for the window for the store added last, one joining
-// mid-run, as greet does for the first ones.
-func (r *reporter) greetLast() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.window == 0 {
-		return nil
-	}
-	r.send(len(r.ids) - 1)
 	return r.flush()
 }
 

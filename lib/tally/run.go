@@ -79,7 +79,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 		return err
 	}
 	c.binds = b
-	if err := c.rep.greet(); err != nil {
+	if err := c.rep.greet(0); err != nil {
 		return err
 	}
 	if c.roller, err = newRoller(d, known); err != nil {
@@ -351,7 +351,7 @@ func (c *consumer) join(s declared) error {
 	c.ids[id] = c.roller.Join(id, pos, k)
 	c.rep.add(id, pos)
 	c.safe = append(c.safe, pos)
-	return c.rep.greetLast()
+	return c.rep.greet(c.ids[id])
 }
 
 // contiguous checks that a batch or skip at offset continues store st where
