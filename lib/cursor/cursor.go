@@ -73,17 +73,21 @@ func parse(path string, data []byte) (Marks, error) {
 		if _, dup := c[h.ID]; err == nil && dup {
 			err = fmt.Errorf("store %s appears twice", h.ID)
 		}
+		var w protocol.Words // the keys ParseHeader ignores, split once as it splits them
+		if err == nil {
+			_, err = protocol.SplitLine(line, &w)
+		}
 		var g store.Gen
 		var sm store.Seam
 		var gens []store.GenID
 		if err == nil {
-			g, err = parseGen(line)
+			g, err = parseGen(line, &w)
 		}
 		if err == nil {
-			sm, err = parseSeam(line, g)
+			sm, err = parseSeam(line, &w, g)
 		}
 		if err == nil {
-			gens, err = parseHist(line)
+			gens, err = parseHist(line, &w)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cursor: %s line %d: %w; fix or remove the file", path, n+1, err)
@@ -98,12 +102,8 @@ var genKeys = []string{"gen", "dev", "ino", "sig", "siglen"}
 
 // parseGen reads the generation keys of a store line, which ParseHeader
 // ignores: gen= base, dev= and ino= decimal, sig= hex CRC-32, siglen= bytes.
-// The words are split as ParseHeader splits them (protocol.SplitLine).
-func parseGen(line []byte) (store.Gen, error) {
-	var w protocol.Words
-	if _, err := protocol.SplitLine(line, &w); err != nil {
-		return store.Gen{}, err
-	}
+// w is line split as ParseHeader splits it (protocol.SplitLine).
+func parseGen(line []byte, w *protocol.Words) (store.Gen, error) {
 	var n [5]uint64
 	found := 0
 	for i, k := range genKeys {
@@ -139,15 +139,9 @@ func parseGen(line []byte) (store.Gen, error) {
 
 // parseSeam reads a store line's seam= (hex CRC-32) and seamlen= (bytes,
 // 1..SigSpan), both or neither; only a line with a generation has one.
-func parseSeam(line []byte, g store.Gen) (store.Seam, error) {
-	var sig, n string
-	for _, f := range strings.Fields(string(line)) {
-		if v, ok := strings.CutPrefix(f, "seam="); ok {
-			sig = v
-		} else if v, ok := strings.CutPrefix(f, "seamlen="); ok {
-			n = v
-		}
-	}
+func parseSeam(line []byte, w *protocol.Words, g store.Gen) (store.Seam, error) {
+	sig, _ := w.Get("seam")
+	n, _ := w.Get("seamlen")
 	if sig == "" && n == "" {
 		return store.Seam{}, nil
 	}
@@ -162,11 +156,7 @@ func parseSeam(line []byte, g store.Gen) (store.Seam, error) {
 // parseHist reads the hist= key of a store line: the generations of a
 // store named with its history, oldest first, each BASE:SIGLEN:SIG (BASE
 // decimal or "-" for not yet reached, SIGLEN decimal, SIG hex CRC-32).
-func parseHist(line []byte) ([]store.GenID, error) {
-	var w protocol.Words
-	if _, err := protocol.SplitLine(line, &w); err != nil {
-		return nil, err
-	}
+func parseHist(line []byte, w *protocol.Words) ([]store.GenID, error) {
 	v, _ := w.Get("hist")
 	if v == "" {
 		return nil, nil
