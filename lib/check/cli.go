@@ -153,8 +153,7 @@ func (o *options) rederive() string {
 		}
 		stores = strings.Join(names, " ")
 	}
-	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE %s -- tally --run %s",
-		filepath.Join(o.dir, "document"), o.dir, stores, o.dir)
+	return tape.RemakeFrom(o.dir, fmt.Sprintf("feed --reset --cursor FILE %s -- tally --run %s", stores, o.dir))
 }
 
 func parseOptions(c *cli.Context) (*options, error) {

@@ -329,8 +329,8 @@ func (b *bindings) twin(s declared) string {
 // twinNote is the warning for store id, new to the tape of dir, whose file
 // begins as store other's generation does.
 func twinNote(dir, id, other string) string {
-	return fmt.Sprintf("warning: store %s is new to the tape of %s, but its file begins with the same bytes as store %s's, which the tape already counts: if it is the same file under a new id (another cursor), its entries are counted a second time (as !late). If so, stop, and re-derive the tally store to drop the second count (tally --provision --replace --doc %s %s, then feed --reset --cursor FILE STORE... -- tally --run %s), naming the file as %s=PATH with the cursor that fed it from then on; if they are two logs that begin alike, nothing is wrong",
-		id, dir, other, filepath.Join(dir, documentFile), dir, dir, other)
+	return fmt.Sprintf("warning: store %s is new to the tape of %s, but its file begins with the same bytes as store %s's, which the tape already counts: if it is the same file under a new id (another cursor), its entries are counted a second time (as !late). If so, stop, and re-derive the tally store to drop the second count (%s), naming the file as %s=PATH with the cursor that fed it from then on; if they are two logs that begin alike, nothing is wrong",
+		id, dir, other, rederive(dir), other)
 }
 
 // checkDoc refuses a document other than the one the tape was begun with,

@@ -99,7 +99,15 @@ func (r *Reader) Next() (Record, error) {
 // message with it, so that each advises the same commands, which run as
 // told.
 func Remake(dir string) string {
-	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run %s (its cursor and stores as before)", filepath.Join(dir, "document"), dir, dir)
+	return RemakeFrom(dir, fmt.Sprintf("feed --reset --cursor FILE STORE... -- tally --run %s (its cursor and stores as before)", dir))
+}
+
+// RemakeFrom is Remake with the replay spelled out as feed, the feed
+// command that counts the stores again into dir (tgcheck knows them from
+// --against): the one spelling of the two steps, for every message that
+// advises them.
+func RemakeFrom(dir, feed string) string {
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then %s", filepath.Join(dir, "document"), dir, feed)
 }
 
 // Damaged reports whether err is about a line of a tape that is no record
