@@ -9,6 +9,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/cursor"
 	"github.com/timbertally/timbertally/lib/store"
+	"github.com/timbertally/timbertally/lib/tape"
 )
 
 // resumeErr says why store st cannot resume at its mark m, with the
@@ -83,8 +84,8 @@ func (f *feeder) withHistory(st Store, m cursor.Mark, rep *store.ReplacedError, 
 // new content onto positions the tape already holds.
 func (f *feeder) rederive() string {
 	dir := tallyStore(f.opt.Consumer)
-	return fmt.Sprintf("re-derive, both steps in this order (a --reset alone would replay the new content onto positions the tape already holds): tally --provision --replace --doc %s %s (the old tape is kept beside it), then %s",
-		filepath.Join(dir, "document"), dir, f.command(Store{}, "", true))
+	return "re-derive, both steps in this order (a --reset alone would replay the new content onto positions the tape already holds): " +
+		tape.RemakeFrom(dir, f.command(Store{}, "", true))
 }
 
 // command is this run's command line (its cursor, stores, globs and
