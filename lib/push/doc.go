@@ -29,8 +29,10 @@
 //     next run re-sends at most the samples of the batch in flight, the
 //     same values at the same timestamps, which receivers take as
 //     duplicates. The receiver therefore holds exactly the tape's values.
-//   - Nothing is dropped on a fault: a receiver down, a timeout, a 5xx or a
-//     429 is retried with capped exponential backoff for as long as it
+//   - Nothing is dropped on a fault: a receiver down, a timeout, a 5xx, a
+//     429 or 408, and an answer of any status whose body is cut or slower
+//     than --timeout (the sender's outcome says whether it was read whole;
+//     no error text is parsed to tell) is retried with capped exponential backoff for as long as it
 //     lasts, with one note per change of state; any other answer (a 3xx,
 //     which is not followed, another 4xx, a 501 or 505, a TLS failure, an
 //     https:// URL answered in plain http) stops tgpush non-zero, naming

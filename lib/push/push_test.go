@@ -648,7 +648,7 @@ func TestEachRefusalNamesItsOwnFix(t *testing.T) {
 		{404, "", []string{"no remote-write endpoint at --url", "(404 Not Found)", "/api/v1/write for Prometheus", "/api/v1/push for Mimir"}, "backfill"},
 		{405, "", []string{"(405 Method Not Allowed)", "check --url's path"}, "backfill"},
 		{400, ": sample timestamp too old", []string{"older than it takes", "tgread --format openmetrics"}, "fix what it names"},
-		{400, ": label name too long", []string{"(400 Bad Request): server returned HTTP status 400 Bad Request: answer 400: label name too long; fix what it names"}, "backfill"},
+		{400, ": label name too long", []string{"(400 Bad Request): answer 400: label name too long; fix what it names"}, "backfill"},
 		{422, ": unprocessable", []string{"(422 Unprocessable Entity)", "answer 422: unprocessable; fix what it names"}, "backfill"},
 		{501, ": no remote write here", []string{"does not implement what remote write needs (501 Not Implemented)", "no remote write here"}, "retrying"},
 		{505, "", []string{"(505 HTTP Version Not Supported)"}, "retrying"},
@@ -877,4 +877,61 @@ func TestALaterKindsLineInsideAGroupIsPassedOverAndTheGroupPushedWhole(t *testin
 		t.Fatalf("exit %d, want 0 and a note for each of the two kinds: %s", code, stderr)
 	}
 	sameSamples(t, f.got(), threeGroupsSamples)
+}
+
+// TestACutOrSlowAnswerIsRetriedLikeAnOutageWithOneNotePerChangeOfState
+// answers the first requests with a body cut short (a 200 and a 503, the
+// connection closed mid-body) and one that dribbles past --timeout: each
+// is a fault, retried, never a refusal.
+func TestACutOrSlowAnswerIsRetriedLikeAnOutageWithOneNotePerChangeOfState(t *testing.T) {
+	f := newFake(t, nil)
+	inner := f.srv.Config.Handler
+	var n int
+	var mu sync.Mutex
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		cut := func(status string) {
+			io.ReadAll(r.Body)
+			conn, buf, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			buf.WriteString("HTTP/1.1 " + status + "\r\nContent-Length: 100\r\n\r\nonly part")
+			buf.Flush()
+			conn.Close()
+		}
+		switch k {
+		case 1, 2:
+			cut("200 OK")
+		case 3:
+			cut("503 Service Unavailable")
+		case 4: // a body slower than --timeout
+			io.ReadAll(r.Body)
+			w.Header().Set("Content-Length", "100")
+			w.WriteHeader(200)
+			for i := 0; i < 20 && r.Context().Err() == nil; i++ {
+				w.Write([]byte("x"))
+				w.(http.Flusher).Flush()
+				time.Sleep(100 * time.Millisecond)
+			}
+		default:
+			inner.ServeHTTP(w, r)
+		}
+	})
+	code, stderr := tgpush(context.Background(), "--once", "--timeout", "500ms", "--retry-max", "50ms", "--url", f.url(), store(t, threeGroups))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+	want := "tgpush: note: the receiver's answer (200 OK) was cut (unexpected EOF); retrying with backoff until it answers, nothing is dropped\n" +
+		"tgpush: note: the receiver's answer (503 Service Unavailable) was cut (unexpected EOF); retrying with backoff until it answers, nothing is dropped\n" +
+		"tgpush: note: the receiver's answer (200 OK) did not arrive whole within --timeout; retrying with backoff until it answers, nothing is dropped\n" +
+		"tgpush: note: the receiver takes samples again; nothing was lost\n"
+	if stderr != want {
+		t.Errorf("stderr\n%s\nwant\n%s", stderr, want)
+	}
 }

@@ -1,20 +1,24 @@
 package push
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
-	"github.com/prometheus/client_golang/exp/api/remote"
+	"github.com/klauspost/compress/snappy"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/timbertally/timbertally/lib/command"
 )
@@ -31,64 +35,32 @@ type Auth struct {
 	CertFile, KeyFile string
 }
 
-// sender posts write requests to one receiver through the remote-write
-// client of Prometheus' client_golang, which encodes, compresses and
-// retries (down, timeouts, 5xx, 429) with capped exponential backoff. The
-// messages are Prometheus' own remote.proto, as the project publishes it
-// to the Buf registry (buf.build/prometheus/prometheus).
+// sender posts write requests to one receiver and retries them while the
+// receiver is down, slow or busy. The request is remote write 1.0 as
+// Prometheus specifies it: the project's own remote.proto messages (as it
+// publishes them to the Buf registry, buf.build/prometheus/prometheus),
+// marshalled, snappy-compressed (block format) and POSTed. The answer is
+// an outcome: its status, Retry-After, and whether its body was read
+// whole, so that what is a fault and what a refusal is decided on those,
+// never on the text of an error.
 type sender struct {
-	api   *remote.API
-	tr    *transport
-	notes func(string)
-	auth  *Auth
-	url   *url.URL
-	state string // the last fault noted; "" while the receiver takes samples
+	client  *http.Client
+	hdr     header
+	backoff Backoff
+	notes   func(string)
+	url     *url.URL
+	state   string // the last fault noted; "" while the receiver takes samples
+	buf     []byte // the marshalled request, reused
+	zbuf    []byte // its snappy form, reused
 }
 
-// transport adds the credentials and headers to every request and keeps
-// the status of the last answer, which the client gives only as text.
-type transport struct {
-	base     http.RoundTripper
-	bearer   string
-	user     string
-	pass     string
-	headers  [][2]string
-	mu       sync.Mutex
-	status   int
-	location string // the last answer's Location (a 3xx)
-}
-
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for _, h := range t.headers {
-		req.Header.Set(h[0], h[1])
-	}
-	switch {
-	case t.bearer != "":
-		req.Header.Set("Authorization", "Bearer "+t.bearer)
-	case t.user != "":
-		req.SetBasicAuth(t.user, t.pass)
-	}
-	resp, err := t.base.RoundTrip(req)
-	t.mu.Lock()
-	t.status, t.location = 0, ""
-	if err == nil {
-		t.status, t.location = resp.StatusCode, resp.Header.Get("Location")
-	}
-	t.mu.Unlock()
-	return resp, err
-}
-
-func (t *transport) lastStatus() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.status
-}
-
-func (t *transport) lastLocation() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.location
+// header is what every request carries besides the protocol's own
+// headers: the credentials and the --header values.
+type header struct {
+	bearer  string
+	user    string
+	pass    string
+	headers [][2]string
 }
 
 // Backoff bounds the waits between retries.
@@ -102,7 +74,11 @@ func newSender(u *url.URL, auth *Auth, timeout time.Duration, backoff Backoff, n
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tlsConf
-	tr := &transport{base: base, headers: auth.Headers, user: auth.BasicUser}
+	s := &sender{
+		client:  &http.Client{Transport: base, Timeout: timeout, CheckRedirect: noRedirect},
+		hdr:     header{headers: auth.Headers, user: auth.BasicUser},
+		backoff: backoff, notes: notes, url: u,
+	}
 	for _, hf := range auth.HeaderFiles {
 		v, err := secret(hf[1], "--header-file "+hf[0])
 		if err != nil {
@@ -111,30 +87,19 @@ func newSender(u *url.URL, auth *Auth, timeout time.Duration, backoff Backoff, n
 		if !validHeaderValue(v) {
 			return nil, fmt.Errorf("tgpush: --header-file %s: the file %s holds a control character (a second line?), which no header value may; put the value alone on one line", hf[0], hf[1])
 		}
-		tr.headers = append(tr.headers, [2]string{hf[0], v})
+		s.hdr.headers = append(s.hdr.headers, [2]string{hf[0], v})
 	}
 	if auth.BearerTokenFile != "" {
-		if tr.bearer, err = secret(auth.BearerTokenFile, "--bearer-token-file"); err != nil {
+		if s.hdr.bearer, err = secret(auth.BearerTokenFile, "--bearer-token-file"); err != nil {
 			return nil, err
 		}
 	}
 	if auth.BasicUser != "" {
-		if tr.pass, err = secret(auth.BasicPasswordFile, "--basic-auth-password-file"); err != nil {
+		if s.hdr.pass, err = secret(auth.BasicPasswordFile, "--basic-auth-password-file"); err != nil {
 			return nil, err
 		}
 	}
-	// The client joins its path to the base URL; --url is the whole
-	// endpoint, so the path is the URL's own.
-	base0 := *u
-	base0.Path = ""
-	api, err := remote.NewAPI(base0.String(),
-		remote.WithAPIHTTPClient(&http.Client{Transport: tr, Timeout: timeout, CheckRedirect: noRedirect}),
-		remote.WithAPIPath(u.Path),
-		remote.WithAPIBackoff(remote.BackoffConfig{Min: backoff.Min, Max: backoff.Max, MaxRetries: 0}))
-	if err != nil {
-		return nil, fmt.Errorf("tgpush: --url %s: %v", redacted(u), err)
-	}
-	return &sender{api: api, tr: tr, notes: notes, auth: auth, url: u}, nil
+	return s, nil
 }
 
 // noRedirect hands a 3xx back as the answer: a client that follows a 301
@@ -207,8 +172,8 @@ func tlsConfig(auth *Auth) (*tls.Config, error) {
 	return conf, nil
 }
 
-// Refused is a receiver's answer that retrying cannot change: a 3xx, a 4xx
-// other than 429, a 501 or 505, or a TLS failure.
+// Refused is a receiver's answer that retrying cannot change: a complete
+// 3xx, 4xx other than 429, 501 or 505, or a TLS failure.
 type Refused struct {
 	Status   int // 0 for a TLS failure
 	Text     string
@@ -218,57 +183,159 @@ type Refused struct {
 
 func (r *Refused) Error() string { return r.Text }
 
-// send posts one request, retrying for as long as the receiver is down or
-// busy, and returns nil once it answered 2xx, a *Refused when it refused,
-// or ctx's error when the run is stopped.
-func (s *sender) send(ctx context.Context, req *prompb.WriteRequest) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var fatal error
-	onRetry := func(err error) {
-		if f := s.permanent(err); f != nil {
-			fatal = f
-			cancel() // a certificate, a scheme or a missing feature does not fix itself
-			return
-		}
-		s.note(s.scrub(fault(err, s.tr.lastStatus())))
+// outcome is what one POST came to: a transport error before an answer,
+// or an answer's status, Retry-After, Location and body, and whether the
+// body arrived whole (a cut connection or a body slower than --timeout
+// leaves Whole false, whatever the status said).
+type outcome struct {
+	Err        error // no answer: refused connection, timeout, TLS
+	Status     int
+	RetryAfter time.Duration
+	Location   string
+	Body       string // its start, for messages
+	Whole      bool
+}
+
+// bodyKept is how much of an answer's body messages quote; the rest is read
+// (to know it is whole) and dropped.
+const bodyKept = 4096
+
+// post sends the encoded request once.
+func (s *sender) post(ctx context.Context, body []byte) outcome {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url.String(), bytes.NewReader(body))
+	if err != nil {
+		return outcome{Err: err}
 	}
-	_, err := s.api.Write(ctx, remote.WriteV1MessageType, req, remote.WithWriteRetryCallback(onRetry))
+	h := req.Header
+	h.Set("Content-Type", "application/x-protobuf")
+	h.Set("Content-Encoding", "snappy")
+	h.Set("User-Agent", "tgpush")
+	h.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
+	for _, kv := range s.hdr.headers {
+		h.Set(kv[0], kv[1])
+	}
 	switch {
-	case fatal != nil:
-		return fatal
-	case err == nil:
-		s.note("")
+	case s.hdr.bearer != "":
+		h.Set("Authorization", "Bearer "+s.hdr.bearer)
+	case s.hdr.user != "":
+		req.SetBasicAuth(s.hdr.user, s.hdr.pass)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return outcome{Err: err}
+	}
+	defer resp.Body.Close()
+	o := outcome{Status: resp.StatusCode, Location: resp.Header.Get("Location"), RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+	var kept bytes.Buffer
+	_, err = io.Copy(io.Discard, io.TeeReader(resp.Body, &limitWriter{&kept, bodyKept}))
+	o.Body, o.Whole = kept.String(), err == nil
+	if err != nil {
+		o.Err = err
+	}
+	return o
+}
+
+// limitWriter keeps the first n bytes written to it and takes the rest
+// without keeping it.
+type limitWriter struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	if room := w.n - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date; 0 when
+// absent or unreadable.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, time.Until(t))
+	}
+	return 0
+}
+
+// encode marshals and compresses a write request into the sender's
+// buffers.
+func (s *sender) encode(req *prompb.WriteRequest) ([]byte, error) {
+	var err error
+	s.buf, err = proto.MarshalOptions{}.MarshalAppend(s.buf[:0], req)
+	if err != nil {
+		return nil, err
+	}
+	s.zbuf = snappy.Encode(s.zbuf[:cap(s.zbuf)], s.buf)
+	return s.zbuf, nil
+}
+
+// send posts one request, retrying for as long as the receiver is down,
+// slow or busy, and returns nil once it answered 2xx whole, a *Refused
+// when it refused, or ctx's error when the run is stopped.
+func (s *sender) send(ctx context.Context, req *prompb.WriteRequest) error {
+	body, err := s.encode(req)
+	if err != nil {
+		return fmt.Errorf("tgpush: cannot encode a request: %v", err)
+	}
+	wait := s.backoff.Min
+	for {
+		o := s.post(ctx, body)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if o.Status/100 == 2 && o.Whole {
+			s.note("")
+			return nil
+		}
+		if ref := s.refusal(o); ref != nil {
+			return ref
+		}
+		s.note(s.scrub(fault(o)))
+		pause := max(wait, min(o.RetryAfter, s.backoff.Max))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		wait = min(2*wait, s.backoff.Max)
+	}
+}
+
+// refusal returns the refusal an outcome is, or nil for a fault to retry:
+// only a complete answer refuses (a 3xx, a 4xx other than 408 and 429, a
+// 501 or 505), or a failure that no retry mends (a certificate, a TLS
+// handshake, an https:// URL answered in plain http).
+func (s *sender) refusal(o outcome) *Refused {
+	switch {
+	case o.Status == 0 && errors.Is(o.Err, http.ErrSchemeMismatch):
+		return &Refused{Text: s.scrub(o.Err.Error()), Plain: true}
+	case o.Status == 0 && tlsFailure(o.Err):
+		return &Refused{Text: s.scrub(o.Err.Error())}
+	case o.Status == 0 || !o.Whole:
+		return nil // no answer, or a cut one: a fault
+	case o.Status == http.StatusTooManyRequests || o.Status == http.StatusRequestTimeout:
 		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
+	case o.Status == http.StatusNotImplemented || o.Status == http.StatusHTTPVersionNotSupported,
+		o.Status/100 == 3, o.Status/100 == 4:
+		text := strings.TrimSpace(o.Body)
+		if text == "" {
+			text = "(no message)"
+		}
+		return &Refused{Status: o.Status, Text: s.scrub(text), Location: s.scrubLocation(o.Location)}
 	}
-	if f := s.permanent(err); f != nil {
-		return f
-	}
-	return &Refused{Status: s.tr.lastStatus(), Text: s.scrub(err.Error()), Location: s.scrubLocation()}
+	return nil // 5xx, or a 1xx or 6xx no receiver should give: retried
 }
 
-// permanent returns the refusal for a failure the client would retry but
-// that retrying cannot mend, or nil: a certificate or TLS handshake
-// refused, an https:// URL answered in plain http, and a 501 or 505 (the
-// receiver lacks what the request needs).
-func (s *sender) permanent(err error) *Refused {
-	switch status := s.tr.lastStatus(); {
-	case errors.Is(err, http.ErrSchemeMismatch):
-		return &Refused{Text: s.scrub(err.Error()), Plain: true}
-	case tlsFailure(err):
-		return &Refused{Text: s.scrub(err.Error())}
-	case status == http.StatusNotImplemented || status == http.StatusHTTPVersionNotSupported:
-		return &Refused{Status: status, Text: s.scrub(err.Error())}
-	}
-	return nil
-}
-
-// scrubLocation is the last answer's Location for messages, redacted as
-// --url is.
-func (s *sender) scrubLocation() string {
-	loc := s.tr.lastLocation()
+// scrubLocation is an answer's Location for messages, redacted as --url
+// is.
+func (s *sender) scrubLocation(loc string) string {
 	if loc == "" {
 		return ""
 	}
@@ -293,19 +360,23 @@ func (s *sender) note(state string) {
 	s.state = state
 }
 
-// fault names the kind of a retried failure: the note changes only when
+// fault names the kind of a retried outcome: the note changes only when
 // the kind does, not with each try's details.
-func fault(err error, status int) string {
-	var uerr *url.Error
+func fault(o outcome) string {
+	var nerr net.Error
 	switch {
-	case status == http.StatusTooManyRequests:
+	case o.Status != 0 && !o.Whole && errors.As(o.Err, &nerr) && nerr.Timeout():
+		return fmt.Sprintf("the receiver's answer (%d %s) did not arrive whole within --timeout", o.Status, http.StatusText(o.Status))
+	case o.Status != 0 && !o.Whole:
+		return fmt.Sprintf("the receiver's answer (%d %s) was cut (%s)", o.Status, http.StatusText(o.Status), rootCause(o.Err))
+	case o.Status == http.StatusTooManyRequests:
 		return "the receiver is rate-limiting (429 Too Many Requests)"
-	case status >= 500:
-		return fmt.Sprintf("the receiver fails (%d %s)", status, http.StatusText(status))
-	case errors.As(err, &uerr) && uerr.Timeout():
+	case o.Status != 0:
+		return fmt.Sprintf("the receiver fails (%d %s)", o.Status, http.StatusText(o.Status))
+	case errors.As(o.Err, &nerr) && nerr.Timeout():
 		return "the receiver does not answer in time (--timeout)"
 	}
-	return "the receiver cannot be reached (" + rootCause(err) + ")"
+	return "the receiver cannot be reached (" + rootCause(o.Err) + ")"
 }
 
 // rootCause is the innermost message of err: "connection refused" rather
