@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,15 +23,24 @@ import (
 // Cursor is where tgpush resumes on a tape: the offset just past the last
 // group the receiver took, the tape's identity, and that group's bucket.
 //
-// The file is one line: "tgpush v=1 offset=N dev=D ino=I sig=HEX
-// siglen=L bucket=RFC3339 width=D [from=RFC3339]". It holds no URL, header
-// or secret. from= is the first run's --from TIME, kept so that every later
-// run, after a kill too, skips the buckets before it.
+// The file is one line: "tgpush v=2 offset=N dev=D ino=I sig=HEX
+// siglen=L bucket=RFC3339 width=D after=K labels=NAME=VALUE,…
+// [from=RFC3339]". It holds no URL, header or secret. from= is the first
+// run's --from TIME, kept so that every later run, after a kill too, skips
+// the buckets before it. after= counts the marker-only groups pushed since
+// the seal of bucket=, each a millisecond after that bucket's samples
+// (markerMs). labels= is the --label set the samples were pushed under,
+// each value query-escaped (a comma or '=' in it is %2C, %3D): a run with
+// other labels is refused. A v=1 cursor (before after= and labels=) reads
+// as after=0 with its labels unknown; the next save writes v=2.
 type Cursor struct {
 	Offset int64
 	ID     identity
 	Bucket int64         // the last pushed group's bucket start (0 with Offset 0)
 	Width  time.Duration // its width
+	After  int           // marker-only groups pushed since that bucket's seal
+	Labels []tape.Label  // the --label set pushed under, sorted by name
+	Known  bool          // Labels is known (false for a v=1 cursor)
 	From   int64         // buckets starting before it are never pushed (0: no bound)
 }
 
@@ -58,7 +68,10 @@ func loadCursor(path string) (c Cursor, ok bool, err error) {
 	return c, true, nil
 }
 
-var cursorKeys = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width"}
+var (
+	cursorKeysV1 = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width"}
+	cursorKeys   = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width", "after", "labels"}
+)
 
 func parseCursor(text string) (Cursor, error) {
 	s, from, err := cutFrom(text)
@@ -70,16 +83,21 @@ func parseCursor(text string) (Cursor, error) {
 	var w protocol.Words
 	kind, err := protocol.SplitLine([]byte(line), &w)
 	if !ok || strings.Contains(line, "\n") || err != nil || kind != "tgpush" {
-		return c, errors.New(`want one line "tgpush v=1 offset=… dev=… ino=… sig=… siglen=… bucket=… width=…"`)
+		return c, errors.New(`want one line "tgpush v=2 offset=… dev=… ino=… sig=… siglen=… bucket=… width=… after=… labels=…"`)
 	}
-	if err := w.Want(cursorKeys...); err != nil {
+	v := func(k string) string { s, _ := w.Get(k); return s }
+	keys := cursorKeys
+	switch v("v") {
+	case "1":
+		keys = cursorKeysV1
+	case "2":
+	default:
+		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1 or 2)", v("v"))
+	}
+	if err := w.Want(keys...); err != nil {
 		return c, err
 	}
 	// Want has made every key present, once.
-	v := func(k string) string { s, _ := w.Get(k); return s }
-	if v("v") != "1" {
-		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1)", v("v"))
-	}
 	var errs []error
 	num := func(k string, base, bits int) uint64 {
 		n, err := strconv.ParseUint(v(k), base, bits)
@@ -95,6 +113,17 @@ func parseCursor(text string) (Cursor, error) {
 	}
 	if c.Width, err = time.ParseDuration(v("width")); err != nil || c.Width < 0 {
 		errs = append(errs, fmt.Errorf("width=%s is not a duration", v("width")))
+	}
+	if v("v") == "2" {
+		c.Known = true
+		after, err := strconv.Atoi(v("after"))
+		if err != nil || after < 0 {
+			errs = append(errs, fmt.Errorf("after=%s is not a count", v("after")))
+		}
+		c.After = after
+		if c.Labels, err = parseCursorLabels(v("labels")); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.ID.SigLen > sigSpan {
 		errs = append(errs, fmt.Errorf("siglen=%d is over %d", c.ID.SigLen, sigSpan))
@@ -121,11 +150,43 @@ func cutFrom(s string) (string, int64, error) {
 	return s[:i] + "\n", t, nil
 }
 
+// parseCursorLabels reads labels=NAME=VALUE,… (values query-escaped).
+func parseCursorLabels(s string) ([]tape.Label, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []tape.Label
+	for _, kv := range strings.Split(s, ",") {
+		k, ev, ok := strings.Cut(kv, "=")
+		val, err := url.QueryUnescape(ev)
+		if !ok || k == "" || err != nil {
+			return nil, fmt.Errorf("labels=%s is not NAME=VALUE,… with escaped values", s)
+		}
+		out = append(out, tape.Label{Name: k, Value: val})
+	}
+	return out, nil
+}
+
+// appendCursorLabels appends a label set as labels= holds it.
+func appendCursorLabels(b []byte, labels []tape.Label) []byte {
+	for i, l := range labels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, l.Name...)
+		b = append(b, '=')
+		b = append(b, url.QueryEscape(l.Value)...)
+	}
+	return b
+}
+
 func (c Cursor) format() []byte {
-	b := fmt.Appendf(nil, "tgpush v=1 offset=%d dev=%d ino=%d sig=%08x siglen=%d bucket=", c.Offset, c.ID.Dev, c.ID.Ino, c.ID.Sig, c.ID.SigLen)
+	b := fmt.Appendf(nil, "tgpush v=2 offset=%d dev=%d ino=%d sig=%08x siglen=%d bucket=", c.Offset, c.ID.Dev, c.ID.Ino, c.ID.Sig, c.ID.SigLen)
 	b = tape.AppendTime(b, c.Bucket)
 	b = append(b, " width="...)
 	b = tape.AppendDuration(b, c.Width)
+	b = fmt.Appendf(b, " after=%d labels=", c.After)
+	b = appendCursorLabels(b, c.Labels)
 	if c.From != 0 {
 		b = append(b, " from="...)
 		b = tape.AppendTime(b, c.From)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,9 @@ type pusher struct {
 	skip    int64       // groups whose bucket starts before it are not sent (--from TIME)
 	limit   int64       // --once: the tape's length at start
 	last    tape.Record // the newest seal read (from the cursor at start)
+	after   int         // marker-only groups pushed since last's seal (markerMs)
+	held    []Group     // marker-only groups with no millisecond left before the next bucket's: they go with its seal
+	fresh   bool        // the run started without a cursor
 	prog    *progress
 	quirked tape.LaterKinds
 }
@@ -73,6 +77,9 @@ func Run(ctx context.Context, o *Options) error {
 	// the run that fixes it.
 	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
 		return err
+	}
+	if err := checkLabelNames(o.Dir, o.Labels); err != nil {
+		return command.Usage(err)
 	}
 	if err := p.start(); err != nil {
 		return err
@@ -116,12 +123,16 @@ func (p *pusher) start() error {
 		if !same || size < cur.Offset {
 			return p.replacedError(cur)
 		}
-		p.cur, p.fl.off, p.skip = cur, cur.Offset, cur.From
+		if now := tapeLabels(p.o.Labels); cur.Known && cur.Offset > 0 && !slices.Equal(cur.Labels, now) {
+			return &LabelsChanged{Cursor: p.o.Cursor, Was: cur.Labels, Now: now, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
+		}
+		p.cur, p.fl.off, p.skip, p.after = cur, cur.Offset, cur.From, cur.After
 		if cur.Offset > 0 {
 			p.last = tape.Record{Kind: tape.Seal, Start: cur.Bucket, Width: cur.Width}
 		}
 		return nil
 	}
+	p.fresh = true
 	switch from := p.o.From; from {
 	case "", "start":
 	case "end":
@@ -133,7 +144,7 @@ func (p *pusher) start() error {
 		// next to start from the tape's start.
 		p.fl.off, p.last = end, seal
 		p.cur = Cursor{Offset: end, ID: p.fl.id, Bucket: seal.Start, Width: seal.Width}
-		return p.cur.save(p.o.Cursor)
+		return p.save()
 	default:
 		t, err := time.Parse(time.RFC3339Nano, from)
 		if err != nil {
@@ -144,9 +155,16 @@ func (p *pusher) start() error {
 		// next to skip the buckets before t too.
 		p.skip = t.UnixNano()
 		p.cur = Cursor{ID: p.fl.id, From: p.skip}
-		return p.cur.save(p.o.Cursor)
+		return p.save()
 	}
 	return nil
+}
+
+// save writes the cursor, with the --label set its samples were pushed
+// under.
+func (p *pusher) save() error {
+	p.cur.Labels, p.cur.Known = tapeLabels(p.o.Labels), true
+	return p.cur.save(p.o.Cursor)
 }
 
 // sameFrom reports whether --from repeats the lower bound the cursor
@@ -278,7 +296,18 @@ func (p *pusher) loop(ctx context.Context) error {
 // to Prometheus and Mimir, a refusal.
 func (p *pusher) push(ctx context.Context, groups []Group) error {
 	for _, g := range groups {
+		if p.holds(g) {
+			p.held = append(p.held, g) // the cursor stays before it until its seal's group is taken
+			continue
+		}
 		b := newBatch(p.o.Labels)
+		for _, h := range p.held {
+			b.groups = append(b.groups, placed{h, p.last.Start, false})
+			if g.sealed() {
+				g.Markers = append(slices.Clip(h.Markers), g.Markers...)
+			}
+		}
+		p.held = nil
 		p.add(b, g)
 		if err := p.send(ctx, b); err != nil {
 			return err
@@ -287,29 +316,57 @@ func (p *pusher) push(ctx context.Context, groups []Group) error {
 	return nil
 }
 
+// markerMs is where the k-th marker-only group (k from 1) after the seal
+// of bucket last is stamped: k ms after that bucket's samples
+// (tape.SampleMs), so no two groups share a timestamp, every one is after
+// the bucket's samples and before the next bucket's (at least a width
+// later). A group has a place while k < the width in milliseconds
+// (holds).
+func markerMs(last tape.Record, k int) int64 {
+	return tape.SampleMs(last.Start, last.Width) + int64(k)
+}
+
+// holds reports whether a marker-only group finds no millisecond of its
+// own before the next bucket's samples (more marker-only groups since the
+// last seal than the bucket has milliseconds): it then waits, and its
+// markers are sent with the next sealed group's.
+func (p *pusher) holds(g Group) bool {
+	return !g.sealed() && p.pushes(g) && int64(p.after+1) >= p.last.Width.Milliseconds()
+}
+
+// pushes reports whether a marker-only group is pushed at all: it has
+// markers, a sealed bucket before it to be stamped after, and that bucket
+// is not one --from TIME skips (it belongs to that bucket).
+func (p *pusher) pushes(g Group) bool {
+	return len(g.Markers) > 0 && p.last.Kind == tape.Seal && p.last.Start >= p.skip
+}
+
 // add puts a group in a batch; a group --from TIME skips is there only for
 // the cursor to move past it.
 func (p *pusher) add(b *batch, g Group) {
-	at := g.Seal.Start
-	if g.sealed() {
-		p.last = g.Seal
-	} else {
-		at = p.last.Start + int64(p.last.Width) - int64(time.Millisecond)
-	}
 	switch {
-	case g.sealed() && at >= p.skip, !g.sealed() && p.last.Kind == tape.Seal && len(g.Markers) > 0 && at >= p.skip:
-		b.add(g, at/1e6)
-	default:
-		if !g.sealed() && p.last.Kind != tape.Seal && len(g.Markers) > 0 {
-			p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))
+	case g.sealed():
+		p.last, p.after = g.Seal, 0
+		if g.Seal.Start >= p.skip {
+			b.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			return
 		}
-		b.groups = append(b.groups, placed{g, at, false})
+	case p.pushes(g):
+		p.after++
+		b.add(g, p.last.Start, markerMs(p.last, p.after))
+		return
+	case p.last.Kind != tape.Seal && len(g.Markers) > 0:
+		p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))
 	}
+	b.groups = append(b.groups, placed{g, g.Seal.Start, false})
 }
 
 // send sends one group's batch, in requests of at most MaxSamples
 // samples, and saves the cursor past it once the receiver took them all.
 func (p *pusher) send(ctx context.Context, b *batch) error {
+	if b.clash != nil {
+		return b.clash
+	}
 	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
 	for _, req := range b.requests(p.o.MaxSamples) {
 		if err := p.s.send(ctx, req); err != nil {
@@ -327,13 +384,13 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 			id, p.fl.id = fresh, fresh
 		}
 	}
-	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width, From: p.skip}
+	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width, From: p.skip, After: p.after}
 	for _, g := range b.groups {
 		if g.sealed() {
 			p.cur.Bucket, p.cur.Width = g.Seal.Start, g.Seal.Width
 		}
 	}
-	if err := p.cur.save(p.o.Cursor); err != nil {
+	if err := p.save(); err != nil {
 		return err
 	}
 	if p.prog != nil {
@@ -451,7 +508,50 @@ func (p *pusher) orderError(b *batch, where, text string) error {
 	if at := b.groups[0].at; p.cur.Offset > 0 && at <= p.cur.Bucket {
 		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
 	}
-	return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: another store pushes the same series (give each its own --label, such as host=…), or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text)
+	other := "another store pushes the same series (give each its own --label, such as host=…)"
+	if len(p.o.Labels) > 0 {
+		other = fmt.Sprintf("another store pushes the same series under the same%s (give each store its own value)", labelFlags(tapeLabels(p.o.Labels), ""))
+	}
+	if p.fresh {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds newer samples of these series, and this run had no cursor (%s). If this store was pushed there before and its cursor is lost, resume after what the receiver holds, which pushes nothing twice: %s; or %s, fix that and run tgpush again",
+			where, text, p.o.Cursor, p.resumeAdvice(), other)
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: %s, or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text, other)
+}
+
+// resumeAdvice says how to find where the receiver's copy of the store
+// ends and the --from that resumes after it: the newest
+// timbertally_entries sample of the --label set is the last bucket pushed,
+// at its last millisecond, so one millisecond later is the next bucket's
+// start.
+func (p *pusher) resumeAdvice() string {
+	labels := tapeLabels(p.o.Labels)
+	flags := labelFlags(labels, "")
+	var sel strings.Builder
+	for i, l := range labels {
+		if i > 0 {
+			sel.WriteByte(',')
+		}
+		fmt.Fprintf(&sel, "%s=%q", l.Name, l.Value)
+	}
+	// The next bucket's start: 1 ms after the newest sample. Any time
+	// after the last pushed bucket's start, up to the next one's, resumes
+	// alike, so a float's rounding in the last digit changes nothing.
+	query := fmt.Sprintf("max(max_over_time(timestamp(%s{%s})[30d:1m])) + 0.001", EntriesMetric, sel.String())
+	base := *p.o.URL
+	base.Path, base.RawQuery = "", ""
+	rm := ""
+	if _, err := os.Stat(p.o.Cursor); err == nil { // a first run's --from saved it
+		rm = "rm " + shellWord(p.o.Cursor) + " && "
+	}
+	pushFlags := flags
+	if p.o.Cursor != DefaultCursor(p.o.Dir, p.o.URL.String()) {
+		pushFlags = " --cursor " + shellWord(p.o.Cursor) + flags
+	}
+	curl := rm + fmt.Sprintf(`T=$(curl -s %s --data-urlencode %s | sed -n 's/.*"value":\[[^,]*,"\([0-9.]*\)".*/\1/p') && tgpush --from "$(date -u -d "@$T" +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ)" --url %s%s %s`,
+		shellWord(redacted(&base)+"/api/v1/query"), shellWord("query="+query), shellWord(redacted(p.o.URL)), pushFlags, shellWord(p.o.Dir))
+	return fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by the query API of a Prometheus or VictoriaMetrics (the newest %s sample is the last pushed bucket's last millisecond; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
+		redacted(&base), flags, shellWord(p.o.Dir), EntriesMetric, curl)
 }
 
 // backfillError advises the OpenMetrics path for buckets older than the

@@ -152,8 +152,9 @@ func tgpush(ctx context.Context, args ...string) (code int, stderr string) {
 }
 
 // The buckets of the tapes below, in milliseconds.
+// The buckets' samples are stamped at their last millisecond.
 const (
-	b1 = 1796121330000 // 2026-12-01T10:35:30Z
+	b1 = 1796121339999 // 2026-12-01T10:35:39.999Z, the last ms of the bucket at 10:35:30
 	b2 = b1 + 10000
 	b3 = b2 + 10000
 )
@@ -195,7 +196,7 @@ func sameSamples(t *testing.T, got, want []string) {
 	}
 }
 
-func TestEachGroupIsPushedAtItsBucketStartWithItsDataQualitySeries(t *testing.T) {
+func TestEachGroupIsPushedAtItsBucketsLastMillisecondWithItsDataQualitySeries(t *testing.T) {
 	f := newFake(t, nil)
 	dir := store(t, threeGroups)
 	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
@@ -304,7 +305,7 @@ func TestARefusedBucketStopsTgpushNamingItWithTheBucketsBeforeItPushed(t *testin
 		t.Errorf("the receiver took %q, want the first bucket's 4 samples", got)
 	}
 	c, ok, err := loadCursor(DefaultCursor(dir, f.url()))
-	if err != nil || !ok || c.Bucket != b1*1e6 {
+	if err != nil || !ok || c.Bucket != (b1-9999)*1e6 {
 		t.Errorf("cursor %+v %v %v, want it after the first bucket", c, ok, err)
 	}
 }
@@ -420,13 +421,32 @@ func TestADamagedKnownRecordStopsTgpush(t *testing.T) {
 	}
 }
 
-func TestMarkersBeforeAnEndRecordArePushedInTheLastBucketsLastMillisecond(t *testing.T) {
+// Each run that seals nothing (feed without --follow, only malformed or
+// late lines) ends in a marker-only group; each gets its own millisecond
+// after the last bucket's samples, so none collides with another, across
+// runs of tgpush --once too.
+func TestEachMarkerOnlyGroupHasItsOwnMillisecondAfterTheLastBucketsSamples(t *testing.T) {
 	f := newFake(t, nil)
 	dir := store(t, threeGroups+"!drop id=web offset=1000 end=1100 count=4 reason=no-time\nend at=web:1100\n")
 	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	want := append(slices.Clone(threeGroupsSamples), fmt.Sprintf("__name__=timbertally_dropped_entries,reason=no-time %d 4", b3+9999))
+	appendTape(t, dir, "!drop id=web offset=1100 end=1200 count=3 reason=no-time\n!late 2026-12-01T10:35:30Z id=web offset=1200 end=1300 count=5\nend at=web:1300\n")
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	appendTape(t, dir, "2026-12-01T10:36:00Z requests{status=\"200\"} 1\n!drop id=web offset=1300 end=1400 count=1 reason=no-time\nseal 2026-12-01T10:36:00Z width=10s entries=1 at=web:1400\n")
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := append(slices.Clone(threeGroupsSamples),
+		fmt.Sprintf("__name__=timbertally_dropped_entries,reason=no-time %d 4", b3+1),
+		fmt.Sprintf("__name__=timbertally_dropped_entries,reason=no-time %d 3", b3+2),
+		fmt.Sprintf("__name__=timbertally_late_entries %d 5", b3+2),
+		fmt.Sprintf("__name__=requests,status=200 %d 1", b3+10000),
+		fmt.Sprintf("__name__=timbertally_entries %d 1", b3+10000),
+		fmt.Sprintf("__name__=timbertally_late_entries %d 0", b3+10000),
+		fmt.Sprintf("__name__=timbertally_dropped_entries,reason=no-time %d 1", b3+10000))
 	sameSamples(t, f.got(), want)
 }
 
@@ -824,7 +844,7 @@ func TestFromEndPassesOverALaterKindsLineAsTheFollowerDoesAndStartsAfterTheLastS
 			t.Fatalf("%q: exit %d, took %q: %s", tail, code, f.got(), stderr)
 		}
 		c, ok, err := loadCursor(DefaultCursor(dir, f.url()))
-		if err != nil || !ok || c.Offset != int64(len("identity id=web dev=1 ino=1\n"+threeGroups)) || c.Bucket != b3*1e6 {
+		if err != nil || !ok || c.Offset != int64(len("identity id=web dev=1 ino=1\n"+threeGroups)) || c.Bucket != (b3-9999)*1e6 {
 			t.Fatalf("%q: cursor %+v %v %v, want just past the last seal", tail, c, ok, err)
 		}
 		appendTape(t, dir, "2026-12-01T10:36:00Z requests 9\nseal 2026-12-01T10:36:00Z width=10s entries=9\n")
@@ -933,5 +953,116 @@ func TestACutOrSlowAnswerIsRetriedLikeAnOutageWithOneNotePerChangeOfState(t *tes
 		"tgpush: note: the receiver takes samples again; nothing was lost\n"
 	if stderr != want {
 		t.Errorf("stderr\n%s\nwant\n%s", stderr, want)
+	}
+}
+
+// A --label the document's series have too (by=status here) is refused
+// before anything is sent, naming the label, the metric and the field; so
+// are the data-quality series' own reason and metric.
+func TestALabelTheTapesSeriesHaveIsRefusedBeforeAnySampleNamingItsMetricAndField(t *testing.T) {
+	for label, want := range map[string]string{
+		"status=web1": "the tape's metric requests has the label status already (the document's by=status: the log field status)",
+		"reason=x":    "tgpush's own series timbertally_dropped_entries has the label reason already",
+		"metric=x":    "tgpush's own series timbertally_capped_entries has the label metric already",
+	} {
+		f := newFake(t, nil)
+		dir := store(t, threeGroups)
+		code, stderr := tgpush(context.Background(), "--once", "--label", label, "--url", f.url(), dir)
+		if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "nothing was pushed: give the fleet label another name (--label node=") || f.n != 0 {
+			t.Errorf("--label %s: exit %d, %d requests: %s", label, code, f.n, stderr)
+		}
+		if strings.Contains(stderr, "give each its own --label") {
+			t.Errorf("--label %s: advises the --label already given: %s", label, stderr)
+		}
+	}
+	// A tape written under another document (no by=status in this one)
+	// is refused at its first clashing group, before it is sent.
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	os.WriteFile(filepath.Join(dir, "document"), []byte("format apache-combined\nwindow 10s\nmetric requests count\n"), 0o644)
+	code, stderr := tgpush(context.Background(), "--once", "--label", "status=web1", "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "the series requests have a label status of their own") || f.n != 0 {
+		t.Errorf("exit %d, %d requests: %s", code, f.n, stderr)
+	}
+}
+
+// The cursor keeps the --label set; a later run with another is refused
+// with the choices, and one with the same goes on.
+func TestALabelSetChangedBetweenRunsIsRefusedWithTheChoices(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	if code, stderr := tgpush(context.Background(), "--once", "--label", "host=web1", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(DefaultCursor(dir, f.url()))
+	if !strings.Contains(string(data), " labels=host=web1") || strings.Contains(string(data), "127.0.0.1") {
+		t.Errorf("cursor %q: want the labels and no URL", data)
+	}
+	appendTape(t, dir, "2026-12-01T10:36:00Z requests{status=\"200\"} 1\nseal 2026-12-01T10:36:00Z width=10s entries=1 at=web:1400\n")
+	n := f.n
+	for _, args := range [][]string{{"--label", "host=web2"}, {}, {"--label", "host=web1", "--label", "dc=eu"}} {
+		code, stderr := tgpush(context.Background(), append(append([]string{"--once", "--url", f.url()}, args...), dir)...)
+		for _, want := range []string{"was pushed under --label host=web1", "To go on as before, run tgpush with --label host=web1",
+			"remove the cursor and run tgpush --from 2026-12-01T10:36:00Z", "count every bucket twice"} {
+			if code != 1 || !strings.Contains(stderr, want) {
+				t.Errorf("%q: exit %d, stderr lacks %q: %s", args, code, want, stderr)
+			}
+		}
+	}
+	if f.n != n {
+		t.Errorf("%d requests after the refusals, want none", f.n-n)
+	}
+	if code, stderr := tgpush(context.Background(), "--once", "--label", "host=web1", "--url", f.url(), dir); code != 0 || f.n != n+1 {
+		t.Errorf("the same labels: exit %d, %d requests: %s", code, f.n-n, stderr)
+	}
+}
+
+// A canonical le leaves tgpush: Prometheus 3 writes a scraped histogram's
+// bounds so, and only then do a scrape and a push of it join.
+func TestAHistogramsBoundsLeaveInPrometheussCanonicalForm(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, `2026-12-01T10:35:30Z latency_bucket{le="0.005"} 1
+2026-12-01T10:35:30Z latency_bucket{le="1"} 2
+2026-12-01T10:35:30Z latency_bucket{le="10"} 3
+2026-12-01T10:35:30Z latency_bucket{le="1000000"} 3
+2026-12-01T10:35:30Z latency_bucket{le="+Inf"} 3
+2026-12-01T10:35:30Z latency_sum 7.5
+2026-12-01T10:35:30Z latency_count 3
+seal 2026-12-01T10:35:30Z width=10s entries=3 at=web:500
+`)
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var les []string
+	for _, s := range f.got() {
+		if strings.HasPrefix(s, "__name__=latency_bucket") {
+			les = append(les, strings.Fields(s)[0])
+		}
+	}
+	want := []string{"__name__=latency_bucket,le=+Inf", "__name__=latency_bucket,le=0.005", "__name__=latency_bucket,le=1.0", "__name__=latency_bucket,le=10.0", "__name__=latency_bucket,le=1e+06"}
+	if !slices.Equal(les, want) {
+		t.Errorf("le %q, want %q", les, want)
+	}
+}
+
+// A run without a cursor that meets newer samples of its series (a lost
+// cursor) is told how to find where the receiver's copy ends and the
+// --from that resumes after it, not to push the store again under new
+// labels.
+func TestARunWithoutACursorThatMeetsNewerSamplesIsToldHowToResumeAfterThem(t *testing.T) {
+	f := newFake(t, func(int, *prompb.WriteRequest, http.Header) int { return 400 })
+	f.text = map[int]string{400: ": out of order sample"}
+	dir := store(t, threeGroups)
+	code, stderr := tgpush(context.Background(), "--once", "--label", "host=web1", "--url", f.url(), dir)
+	for _, want := range []string{"this run had no cursor", "tgcheck --receiver " + f.srv.URL + " --label host=web1 " + dir,
+		"curl -s " + f.srv.URL + "/api/v1/query --data-urlencode 'query=max(max_over_time(timestamp(timbertally_entries{host=\"web1\"})[30d:1m])) + 0.001'",
+		`tgpush --from "$(date -u -d "@$T" +%Y-%m-%dT%H:%M:%S.%3NZ)" --url ` + f.url() + " --label host=web1 " + dir,
+		"another store pushes the same series under the same --label host=web1 (give each store its own value)"} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr lacks %q: %s", code, want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "give each its own --label") {
+		t.Errorf("advises a --label when one was given: %s", stderr)
 	}
 }

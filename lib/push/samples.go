@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/read"
 	"github.com/timbertally/timbertally/lib/tape"
 )
@@ -28,23 +30,24 @@ type batch struct {
 	req     *prompb.WriteRequest
 	samples int
 	groups  []placed
+	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
 }
 
-// placed is a group and the time (Unix ns) its samples are stamped with.
+// placed is a group and the bucket (start, Unix ns) it belongs to: its
+// seal's, or for a marker-only group the last sealed bucket before it.
 type placed struct {
 	Group
 	at   int64
-	sent bool // false: skipped (--from TIME), there for the cursor only
+	sent bool // false: skipped (--from TIME) or held, there for the cursor only
 }
 
 func newBatch(extra []*prompb.Label) *batch {
 	return &batch{extra: extra, index: map[string]int{}, req: &prompb.WriteRequest{}}
 }
 
-// add puts a group's samples in the batch, at ms: a sealed group's bucket
-// start, or for the markers before an end record the last millisecond of
-// the last sealed bucket (after its samples, before any later bucket's).
-func (b *batch) add(g Group, ms int64) {
+// add puts a group's samples in the batch, at ms: a sealed group's
+// tape.SampleMs, a marker-only group's markerMs.
+func (b *batch) add(g Group, at, ms int64) {
 	for i := range g.Series {
 		s := &g.Series[i]
 		b.sample(s.Metric, s.Labels, s.Value, ms)
@@ -74,7 +77,7 @@ func (b *batch) add(g Group, ms int64) {
 	for _, m := range slices.Sorted(maps.Keys(capped)) {
 		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, capped[m], ms)
 	}
-	b.groups = append(b.groups, placed{g, ms * 1e6, true})
+	b.groups = append(b.groups, placed{g, at, true})
 }
 
 // sample appends one sample to its series.
@@ -92,20 +95,32 @@ func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) 
 }
 
 // labels returns a series' labels as remote write wants them: __name__ and
-// the rest sorted by name, a tape label winning over a --label of its name
-// (as a scraped label wins over Prometheus' external_labels), each value
-// shown as tgread's JSON and OpenMetrics show it (a byte that is not UTF-8
-// as the text \xHH: receivers take UTF-8 only).
+// the rest sorted by name, each value shown as tgread's JSON and
+// OpenMetrics show it (a byte that is not UTF-8 as the text \xHH: receivers
+// take UTF-8 only), a histogram's le in Prometheus's canonical form
+// (doc.WireBound). A --label of a name the series has too is never
+// resolved by taking one of the two: the batch records the clash, and
+// nothing of it is sent (Run refuses such a --label before any push from
+// the document; this catches a tape an older document wrote).
 func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
 	out := make([]*prompb.Label, 0, 1+len(labels)+len(b.extra))
 	out = append(out, &prompb.Label{Name: "__name__", Value: metric})
+	bucket := strings.HasSuffix(metric, doc.BucketSuffix)
 	for _, l := range labels {
-		out = append(out, &prompb.Label{Name: l.Name, Value: read.ShownValue(l.Value)})
+		v := read.ShownValue(l.Value)
+		if bucket && l.Name == doc.BoundLabel {
+			v = doc.WireBound(v)
+		}
+		out = append(out, &prompb.Label{Name: l.Name, Value: v})
 	}
 	for _, e := range b.extra {
-		if !slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == e.Name }) {
-			out = append(out, e)
+		if i := slices.IndexFunc(labels, func(l tape.Label) bool { return l.Name == e.Name }); i >= 0 {
+			if b.clash == nil {
+				b.clash = &LabelClash{Label: e.Name, Value: e.Value, Metric: metric}
+			}
+			continue
 		}
+		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
 	return out
