@@ -29,7 +29,7 @@ import (
 // run's --from TIME, kept so that every later run, after a kill too, skips
 // the buckets before it. after= counts the marker-only groups pushed since
 // the seal of bucket=, each a millisecond after that bucket's samples
-// (markerMs). labels= is the --label set the samples were pushed under,
+// (tape.MarkerMs). labels= is the --label set the samples were pushed under,
 // each value query-escaped (a comma or '=' in it is %2C, %3D): a run with
 // other labels is refused. A v=1 cursor (before after= and labels=) reads
 // as after=0 with its labels unknown; the next save writes v=2.

@@ -45,7 +45,7 @@ type pusher struct {
 	skip    int64       // groups whose bucket starts before it are not sent (--from TIME)
 	limit   int64       // --once: the tape's length at start
 	last    tape.Record // the newest seal read (from the cursor at start)
-	after   int         // marker-only groups pushed since last's seal (markerMs)
+	after   int         // marker-only groups pushed since last's seal (tape.MarkerMs)
 	held    []Group     // marker-only groups with no millisecond left before the next bucket's: they go with its seal
 	fresh   bool        // the run started without a cursor
 	prog    *progress
@@ -316,22 +316,12 @@ func (p *pusher) push(ctx context.Context, groups []Group) error {
 	return nil
 }
 
-// markerMs is where the k-th marker-only group (k from 1) after the seal
-// of bucket last is stamped: k ms after that bucket's samples
-// (tape.SampleMs), so no two groups share a timestamp, every one is after
-// the bucket's samples and before the next bucket's (at least a width
-// later). A group has a place while k < the width in milliseconds
-// (holds).
-func markerMs(last tape.Record, k int) int64 {
-	return tape.SampleMs(last.Start, last.Width) + int64(k)
-}
-
 // holds reports whether a marker-only group finds no millisecond of its
 // own before the next bucket's samples (more marker-only groups since the
 // last seal than the bucket has milliseconds): it then waits, and its
 // markers are sent with the next sealed group's.
 func (p *pusher) holds(g Group) bool {
-	return !g.sealed() && p.pushes(g) && int64(p.after+1) >= p.last.Width.Milliseconds()
+	return !g.sealed() && p.pushes(g) && !tape.HasMarkerRoom(p.last.Width, p.after+1)
 }
 
 // pushes reports whether a marker-only group is pushed at all: it has
@@ -353,7 +343,7 @@ func (p *pusher) add(b *batch, g Group) {
 		}
 	case p.pushes(g):
 		p.after++
-		b.add(g, p.last.Start, markerMs(p.last, p.after))
+		b.add(g, p.last.Start, tape.MarkerMs(p.last.Start, p.last.Width, p.after))
 		return
 	case p.last.Kind != tape.Seal && len(g.Markers) > 0:
 		p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))

@@ -15,10 +15,10 @@ import (
 
 // The data-quality series: what each group's numbers rest on.
 const (
-	EntriesMetric = "timbertally_entries"         // the seal's entries=: entries placed in the bucket
-	LateMetric    = "timbertally_late_entries"    // entries of !late markers in the group
-	DroppedMetric = "timbertally_dropped_entries" // entries of !drop markers in the group, by reason
-	CappedMetric  = "timbertally_capped_entries"  // entries of !cap markers in the bucket, by metric
+	EntriesMetric = tape.EntriesSeries // the seal's entries=: entries placed in the bucket
+	LateMetric    = tape.LateSeries    // entries of !late markers in the group
+	DroppedMetric = tape.DroppedSeries // entries of !drop markers in the group, by reason
+	CappedMetric  = tape.CappedSeries  // entries of !cap markers in the bucket, by metric
 )
 
 // batch is the samples of one group (push sends a group a request), one
@@ -46,7 +46,7 @@ func newBatch(extra []*prompb.Label) *batch {
 }
 
 // add puts a group's samples in the batch, at ms: a sealed group's
-// tape.SampleMs, a marker-only group's markerMs.
+// tape.SampleMs, a marker-only group's tape.MarkerMs.
 func (b *batch) add(g Group, at, ms int64) {
 	for i := range g.Series {
 		s := &g.Series[i]

@@ -363,6 +363,9 @@ func (s *settings) print(ctx context.Context, w *bufio.Writer, stdin io.Reader, 
 	order := byTime
 	if s.format == "openmetrics" {
 		order = bySeries
+		if len(s.quantile) == 0 { // a backfill: what tgpush sends with the buckets
+			rows = append(rows, s.view.qualityRows(srcs)...)
+		}
 	}
 	slices.SortFunc(rows, order)
 	return formats[s.format](w, rows, true)

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -254,10 +256,11 @@ func writeTape(w *bufio.Writer, rows []*row, _ bool) error {
 }
 
 // writeOpenMetrics writes one gauge family a metric, and one histogram
-// family a histogram (its _bucket, _count and _sum series), its samples
-// stamped with the bucket start in seconds, then # EOF; promtool tsdb
-// create-blocks-from openmetrics backfills it. rows must be sorted by
-// series (bySeries).
+// family a histogram (its _bucket, _count and _sum series, le in
+// Prometheus's canonical form, doc.WireBound), its samples stamped where
+// tgpush stamps them (row.ms: the bucket's last millisecond, tape.SampleMs),
+// in seconds, then # EOF; promtool tsdb create-blocks-from openmetrics
+// backfills it. rows must be sorted by series (bySeries).
 func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 	if err := oneSeriesTwice(rows); err != nil {
 		return err
@@ -274,16 +277,32 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 				b = append(b, " gauge\n"...)
 			}
 		}
-		b = tape.AppendSeriesEscaped(b, r.metric, r.sorted, appendOpenMetricsValue)
+		b = tape.AppendSeriesEscaped(b, r.metric, wireLabels(r), appendOpenMetricsValue)
 		b = append(b, ' ')
 		b = tape.AppendValue(b, r.value)
 		b = append(b, ' ')
-		b = appendSeconds(b, r.start)
+		b = appendSeconds(b, r.ms*int64(time.Millisecond))
 		b = append(b, '\n')
 		w.Write(b)
 	}
 	w.WriteString("# EOF\n")
 	return nil
+}
+
+// wireLabels are a row's sorted labels as they leave the toolkit: a
+// histogram bucket's le in Prometheus's canonical form (doc.WireBound),
+// which tgpush sends too.
+func wireLabels(r *row) []tape.Label {
+	if !r.hist || !strings.HasSuffix(r.metric, doc.BucketSuffix) {
+		return r.sorted
+	}
+	i := slices.IndexFunc(r.sorted, isBound)
+	if i < 0 {
+		return r.sorted
+	}
+	out := slices.Clone(r.sorted)
+	out[i].Value = doc.WireBound(out[i].Value)
+	return out
 }
 
 // oneSeriesTwice refuses rows that OpenMetrics would take for one sample

@@ -67,6 +67,7 @@ type histogramKey struct {
 // bucket, and what its quantile rows show.
 type histogramRows struct {
 	key    histogramKey
+	ms     int64 // its stamp (row.ms)
 	metric string
 	labels []tape.Label // but le, in the tape's order
 	les    []le
@@ -101,7 +102,7 @@ func quantileRows(rows []*row, qs []float64, kinds map[string]doc.MetricKind) ([
 		k := histogramKey{r.start, string(b)}
 		h := byKey[k]
 		if h == nil {
-			h = &histogramRows{key: k, metric: base, labels: labels}
+			h = &histogramRows{key: k, ms: r.ms, metric: base, labels: labels}
 			byKey[k] = h
 			hs = append(hs, h)
 		}
@@ -112,7 +113,7 @@ func quantileRows(rows []*row, qs []float64, kinds map[string]doc.MetricKind) ([
 		for _, q := range qs {
 			qText := string(tape.AppendValue(nil, q))
 			labels := append(slices.Clip(h.labels), tape.Label{Name: quantileLabel, Value: qText})
-			out = append(out, &row{start: h.key.start, metric: h.metric, labels: labels, sorted: sortedLabels(labels),
+			out = append(out, &row{start: h.key.start, ms: h.ms, metric: h.metric, labels: labels, sorted: sortedLabels(labels),
 				value: bucketQuantile(q, slices.Clone(h.les))})
 		}
 	}

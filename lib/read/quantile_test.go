@@ -127,7 +127,9 @@ func TestAHistogramIsSelectedByItsNameAndABareTapesByKind(t *testing.T) {
 }
 
 // OpenMetrics has a histogram family a histogram, each of its points whole
-// and in time order: its buckets by le, then _count, then _sum.
+// and in time order: its buckets by le (in Prometheus's canonical form),
+// then _count, then _sum. A bare tape without seals says no width, so its
+// points are stamped at their bucket's start.
 func TestOpenMetricsWritesAHistogramFamilyPointByPoint(t *testing.T) {
 	tp := `2026-10-10T13:55:30Z latency_bucket{status="200",le="10"} 4
 2026-10-10T13:55:30Z latency_bucket{status="200",le="2.5"} 3
@@ -143,12 +145,12 @@ func TestOpenMetricsWritesAHistogramFamilyPointByPoint(t *testing.T) {
 `
 	tgread(t, tp, "-f", "openmetrics", "--kind", "latency=histogram", "--kind", "latency_a=count").want(t, 0, `# TYPE latency histogram
 latency_bucket{le="2.5",status="200"} 3 1791640530
-latency_bucket{le="10",status="200"} 4 1791640530
+latency_bucket{le="10.0",status="200"} 4 1791640530
 latency_bucket{le="+Inf",status="200"} 4 1791640530
 latency_count{status="200"} 4 1791640530
 latency_sum{status="200"} 5 1791640530
 latency_bucket{le="2.5",status="200"} 1 1791640540
-latency_bucket{le="10",status="200"} 1 1791640540
+latency_bucket{le="10.0",status="200"} 1 1791640540
 latency_bucket{le="+Inf",status="200"} 2 1791640540
 latency_count{status="200"} 2 1791640540
 latency_sum{status="200"} 20 1791640540

@@ -88,12 +88,18 @@ func TestEachFormatShowsTheResolvedTape(t *testing.T) {
 2026-10-10T13:55:40Z requests{status="x\xff\"\n	,=y",method="GET"} 3
 `,
 		"openmetrics": `# TYPE bytes gauge
-bytes{method="GET",status="200"} 1234567 1791640530
+bytes{method="GET",status="200"} 1234567 1791640539.999
 # TYPE requests gauge
-requests{method="GET",status="200"} 431 1791640530
-requests{method="GET",status="200"} 2048 1791640540
-requests{method="GET",status="404"} 12 1791640530
-requests{method="GET",status="x\\xff\"\n	,=y"} 3 1791640540
+requests{method="GET",status="200"} 431 1791640539.999
+requests{method="GET",status="200"} 2048 1791640549.999
+requests{method="GET",status="404"} 12 1791640539.999
+requests{method="GET",status="x\\xff\"\n	,=y"} 3 1791640549.999
+# TYPE timbertally_entries gauge
+timbertally_entries 443 1791640539.999
+timbertally_entries 2051 1791640549.999
+# TYPE timbertally_late_entries gauge
+timbertally_late_entries 0 1791640539.999
+timbertally_late_entries 0 1791640549.999
 # EOF
 `,
 		"table": `TIME                  METRIC    LABELS                            VALUE

@@ -21,6 +21,7 @@ type row struct {
 	value  float64
 	rank   int32 // the series' place in metric, then sorted-label, order (its index in rows' shows until rows ranks them)
 	hist   bool  // a _bucket, _sum or _count series of a histogram the kinds name
+	ms     int64 // where the bucket's sample is stamped outside the toolkit (tape.SampleMs; OpenMetrics)
 }
 
 // view is the settings that turn resolved tapes into rows.
@@ -81,7 +82,8 @@ func (v *view) rows(srcs []*source) ([]*row, error) {
 				}
 			}
 			sh := shows[id]
-			slab = append(slab, row{start: k.start, metric: p.Series.Metric, labels: sh.labels, sorted: sh.sorted, value: p.Value, rank: id, hist: sh.hist})
+			slab = append(slab, row{start: k.start, metric: p.Series.Metric, labels: sh.labels, sorted: sh.sorted, value: p.Value, rank: id, hist: sh.hist,
+				ms: stampMs(k.start, v.width(src, p.Start))})
 			r := &slab[len(slab)-1]
 			if byKey != nil {
 				byKey[k] = r
@@ -139,6 +141,27 @@ func (v *view) show(src *source, s *tape.SeriesText) (*shown, error) {
 		hist = ok && v.kinds[base] == doc.Histogram
 	}
 	return &shown{s.Metric, labels, sorted, string(tape.AppendSeries(nil, s.Metric, sorted)), hist}, nil
+}
+
+// width is the width of the (--step) bucket of a point of src at start:
+// the step, else its seal's width, else the document's window.
+func (v *view) width(src *source, start int64) time.Duration {
+	if v.step != 0 {
+		return v.step
+	}
+	if seals := src.res.Seals[start]; len(seals) > 0 {
+		return seals[0].Width
+	}
+	return src.width
+}
+
+// stampMs is tape.SampleMs, or for a bucket of no known width (a bare tape
+// without seals, no document) its start: nothing says where it ends.
+func stampMs(start int64, width time.Duration) int64 {
+	if width <= 0 {
+		return start / int64(time.Millisecond)
+	}
+	return tape.SampleMs(start, width)
 }
 
 // bucket is the --step bucket holding a start: steps are aligned to the

@@ -118,6 +118,40 @@ type Totals struct {
 	Entries int64 // the sum of their count=
 }
 
+// GroupCounts are the data-quality counts of one group of a tape, as
+// tgpush sends them with it (docs/tgpush.md): a group is the records after
+// one seal or end record up to and including the next. Seal is nil for a
+// group an end record closes (a run that sealed nothing more: its
+// markers). The counts are the tape's own, not the filter's; InRange says
+// whether the filter's time range holds the seal's bucket.
+type GroupCounts struct {
+	Seal    *Record
+	InRange bool
+	Markers int              // marker lines
+	Late    int64            // entries of its !late markers
+	Dropped map[string]int64 // entries of its !drop markers, by reason
+	Capped  map[string]int64 // entries of its !cap markers, by metric
+}
+
+// count adds a marker to the group.
+func (g *GroupCounts) count(rec *Record) {
+	g.Markers++
+	switch rec.Kind {
+	case Late:
+		g.Late += rec.Count
+	case Drop:
+		if g.Dropped == nil {
+			g.Dropped = map[string]int64{}
+		}
+		g.Dropped[rec.Reason] += rec.Count
+	case Cap:
+		if g.Capped == nil {
+			g.Capped = map[string]int64{}
+		}
+		g.Capped[rec.Metric] += rec.Count
+	}
+}
+
 // Resolved is what a tape says once every pair has its last value.
 //
 // Invariants: Points holds one value per (Start, Series.Text), sorted by
@@ -135,6 +169,8 @@ type Resolved struct {
 	Duplicates []Dup              // when Options.OnDuplicate is nil
 	Later      []LaterKind        // per later kind, its first line, in tape order; when Options.OnLater is nil
 	Lines      int                // lines added (whole lines read)
+	Groups     []GroupCounts      // per seal and end record, in tape order, whatever the filter
+	pending    GroupCounts        // the markers since the last seal or end
 	Torn       bool               // a torn last line was tolerated (and ignored)
 }
 
@@ -255,12 +291,27 @@ func (rv *Resolver) add(line []byte, n int) error {
 		if rv.inRange(rec.Start) {
 			rv.res.Seals[rec.Start] = append(rv.res.Seals[rec.Start], Placed{rec, n})
 		}
+		rv.closeGroup(&rec)
 	case End:
 		rv.res.End, rv.res.EndLine = &rec, n
+		rv.closeGroup(nil)
 	case Late, Drop, Cap:
+		rv.res.pending.count(&rec)
 		rv.addMarker(rec, n)
 	}
 	return nil
+}
+
+// closeGroup ends the group of the markers since the last seal or end at
+// a seal (nil: an end record).
+func (rv *Resolver) closeGroup(seal *Record) {
+	g := rv.res.pending
+	if seal != nil {
+		r := *seal
+		g.Seal, g.InRange = &r, rv.inRange(r.Start)
+	}
+	rv.res.Groups = append(rv.res.Groups, g)
+	rv.res.pending = GroupCounts{}
 }
 
 // addSeries takes a series line, accepting exactly what Parse accepts, and
