@@ -34,7 +34,7 @@ func TestLabelAddsItsLabelToEverySeriesInEveryFormatAndATapesOwnLabelWins(t *tes
 					t.Errorf("%s %s: the output lacks %q:\n%s", format, src, w, r.stdout)
 				}
 			}
-			if strings.Count(r.stdout, "requests{host=\"web1\"") + strings.Count(r.stdout, "host=web1,status") + strings.Count(r.stdout, `"host":"web1"`) + strings.Count(r.stdout, `status="200",host="web1"`) != 1 {
+			if strings.Count(r.stdout, "requests{host=\"web1\"")+strings.Count(r.stdout, "host=web1,status")+strings.Count(r.stdout, `"host":"web1"`)+strings.Count(r.stdout, `status="200",host="web1"`) != 1 {
 				t.Errorf("%s %s: host=web1 is not on exactly one series:\n%s", format, src, r.stdout)
 			}
 		}
