@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // laterLines are records of kinds a later tally may add: well formed (a
@@ -41,8 +42,7 @@ func rowsAfter(t *testing.T, tp []byte, off int) (rows []string, seals int, entr
 			entries += float64(n)
 		}
 	}
-	sort.Strings(rows)
-	return rows, seals, entries
+	return stamped(t, rows, 10*time.Second), seals, entries // apache-combined's 10 s window
 }
 
 // A tape with well-formed lines of kinds this version does not know, in

@@ -37,9 +37,54 @@ func pipeline(t *testing.T, dir, log string) string {
 	return st
 }
 
-// tapeRows is what tgread --format tsv says the store holds, without its
-// header.
+// tapeRows is what a receiver must hold of the store: the rows tgread
+// --format tsv says it holds (tsvRows), each at its bucket's last
+// millisecond, where tgpush stamps a bucket's samples.
 func tapeRows(t *testing.T, st string) []string {
+	t.Helper()
+	return stamped(t, tsvRows(t, st), storeWidth(t, st))
+}
+
+// stampFormat is how the tests spell a sample's time: RFC 3339 in UTC with
+// milliseconds.
+const stampFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// stamped moves each tsv row's time from its bucket's start to the
+// bucket's last millisecond (start + width - 1 ms), sorted.
+func stamped(t *testing.T, rows []string, width time.Duration) []string {
+	t.Helper()
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		ts, rest, _ := strings.Cut(r, "\t")
+		start, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			t.Fatalf("row %q: %v", r, err)
+		}
+		out = append(out, start.Add(width-time.Millisecond).UTC().Format(stampFormat)+"\t"+rest)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// storeWidth is the window of a tally store's document.
+func storeWidth(t *testing.T, st string) time.Duration {
+	t.Helper()
+	for _, line := range strings.Split(string(readFile(t, filepath.Join(st, "document"))), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "window" {
+			w, err := time.ParseDuration(f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+	}
+	t.Fatalf("%s/document has no window line", st)
+	return 0
+}
+
+// tsvRows is what tgread --format tsv says the store holds, without its
+// header: each row at its bucket's start.
+func tsvRows(t *testing.T, st string) []string {
 	t.Helper()
 	out, err := exec.Command("tgread", "--format", "tsv", st).Output()
 	if err != nil {

@@ -3,6 +3,7 @@ package testscripts
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -41,9 +42,17 @@ func needBinary(t *testing.T, name string) string {
 	return tool(t, name, name)
 }
 
+// newReceiver makes a receiver of kind: "prometheus" (Debian's 2.42),
+// "prometheus3" (built by .ci/servers.sh) or "victoria-metrics".
 func newReceiver(t *testing.T, kind string, extra ...string) *receiver {
 	t.Helper()
-	r := &receiver{t: t, kind: kind, bin: needBinary(t, kind), port: freePort(t), data: t.TempDir(),
+	var bin string
+	if kind == "prometheus3" {
+		bin = builtServer(t, kind)
+	} else {
+		bin = needBinary(t, kind)
+	}
+	r := &receiver{t: t, kind: kind, bin: bin, port: freePort(t), data: t.TempDir(),
 		extra: extra, scheme: "http", client: &http.Client{Timeout: 10 * time.Second}}
 	r.log = filepath.Join(r.data, "server.log")
 	t.Cleanup(r.stop)
@@ -84,7 +93,7 @@ func (r *receiver) start() {
 	addr := fmt.Sprintf("127.0.0.1:%d", r.port)
 	var args []string
 	switch r.kind {
-	case "prometheus":
+	case "prometheus", "prometheus3":
 		cfg := filepath.Join(r.data, "prometheus.yml")
 		writeFile(r.t, cfg, []byte("global: {}\n"))
 		args = []string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(r.data, "tsdb"),
@@ -149,7 +158,7 @@ func (r *receiver) samples(user, pass string) []string {
 	r.t.Helper()
 	var lines []string
 	switch r.kind {
-	case "prometheus":
+	case "prometheus", "prometheus3":
 		q := url.Values{"query": {`{__name__!=""}[100y]`}, "time": {strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)}}
 		var res struct {
 			Status string
@@ -167,7 +176,7 @@ func (r *receiver) samples(user, pass string) []string {
 		}
 		for _, s := range res.Data.Result {
 			for _, v := range s.Values {
-				lines = append(lines, sampleLine(s.Metric, int64(v[0].(float64)*1000), v[1].(string)))
+				lines = append(lines, sampleLine(s.Metric, int64(math.Round(v[0].(float64)*1000)), v[1].(string)))
 			}
 		}
 	case "victoria-metrics":
@@ -230,6 +239,6 @@ func sampleLine(metric map[string]string, ms int64, value string) string {
 		}
 	}
 	slices.Sort(labels)
-	ts := time.UnixMilli(ms).UTC().Format(time.RFC3339)
+	ts := time.UnixMilli(ms).UTC().Format(stampFormat)
 	return strings.Join([]string{ts, metric["__name__"], strings.Join(labels, ","), value}, "\t")
 }

@@ -535,8 +535,11 @@ func (p *pusher) resumeAdvice() string {
 		rm = "rm " + shellWord(p.o.Cursor) + " && "
 	}
 	pushFlags := flags
+	if p.o.Once {
+		pushFlags = " --once" + pushFlags
+	}
 	if p.o.Cursor != DefaultCursor(p.o.Dir, p.o.URL.String()) {
-		pushFlags = " --cursor " + shellWord(p.o.Cursor) + flags
+		pushFlags = " --cursor " + shellWord(p.o.Cursor) + pushFlags
 	}
 	curl := rm + fmt.Sprintf(`T=$(curl -s %s --data-urlencode %s | sed -n 's/.*"value":\[[^,]*,"\([0-9.]*\)".*/\1/p') && tgpush --from "$(date -u -d "@$T" +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ)" --url %s%s %s`,
 		shellWord(redacted(&base)+"/api/v1/query"), shellWord("query="+query), shellWord(redacted(p.o.URL)), pushFlags, shellWord(p.o.Dir))

@@ -1056,7 +1056,7 @@ func TestARunWithoutACursorThatMeetsNewerSamplesIsToldHowToResumeAfterThem(t *te
 	code, stderr := tgpush(context.Background(), "--once", "--label", "host=web1", "--url", f.url(), dir)
 	for _, want := range []string{"this run had no cursor", "tgcheck --receiver " + f.srv.URL + " --label host=web1 " + dir,
 		"curl -s " + f.srv.URL + "/api/v1/query --data-urlencode 'query=max(max_over_time(timestamp(timbertally_entries{host=\"web1\"})[30d:1m])) + 0.001'",
-		`tgpush --from "$(date -u -d "@$T" +%Y-%m-%dT%H:%M:%S.%3NZ)" --url ` + f.url() + " --label host=web1 " + dir,
+		`tgpush --from "$(date -u -d "@$T" +%Y-%m-%dT%H:%M:%S.%3NZ)" --url ` + f.url() + " --once --label host=web1 " + dir,
 		"another store pushes the same series under the same --label host=web1 (give each store its own value)"} {
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("exit %d, stderr lacks %q: %s", code, want, stderr)
