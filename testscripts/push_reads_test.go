@@ -434,3 +434,68 @@ func TestALabelChangedOnACursorIsRefusedAndALostCursorsAdviceRunAsPrintedPushesE
 	sameRows(t, series, withLabel(tapeRows(t, st), "web1"))
 	checkQuality(t, quality, whole, st)
 }
+
+// query asks a receiver's instant query API for a one-value result.
+func (r *receiver) query(q string, at time.Time) (float64, bool) {
+	r.t.Helper()
+	var res struct {
+		Status string
+		Error  string
+		Data   struct{ Result []struct{ Value [2]any } }
+	}
+	r.getJSON("/api/v1/query?"+url.Values{"query": {q}, "time": {strconv.FormatInt(at.Unix(), 10)}}.Encode(), "", "", &res)
+	if res.Status != "success" {
+		r.t.Fatalf("%s: query %s failed: %s", r.kind, q, res.Error)
+	}
+	if len(res.Data.Result) != 1 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(res.Data.Result[0].Value[1].(string), 64)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return v, true
+}
+
+// A histogram's bounds leave tgpush in Prometheus's canonical form, as
+// Prometheus 3 writes a scraped classic histogram's (so the two join), and
+// histogram_quantile over the pushed series, at each bucket's end, equals
+// tgread --quantile.
+func TestPushedHistogramsHaveCanonicalBoundsAndPrometheus3sQuantilesEqualTgreads(t *testing.T) {
+	r := newReceiver(t, "prometheus3")
+	r.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	pushLog(t, log, 1200)
+	writeFile(t, filepath.Join(dir, "size.tally"), []byte("format apache-combined\nwindow 10s grace=60s\nmetric size histogram=bytes buckets=100,1000,10000,1000000\n"))
+	st := filepath.Join(dir, "st")
+	mustRun(t, dir, "tally", "--provision", "--doc", filepath.Join(dir, "size.tally"), st)
+	mustRun(t, dir, "feed", "-q", log, "--", "tally", "--run", st)
+	mustRun(t, dir, "tgpush", "--once", "-q", "--url", r.writeURL(), st)
+
+	var les struct{ Data []string }
+	r.getJSON("/api/v1/label/le/values", "", "", &les)
+	if want := []string{"+Inf", "100.0", "1000.0", "10000.0", "1e+06"}; !slices.Equal(les.Data, want) {
+		t.Errorf("le values %q, want Prometheus's canonical %q", les.Data, want)
+	}
+	out, err := exec.Command("tgread", "--format", "tsv", "--quantile", "0.9", st).Output()
+	if err != nil {
+		t.Fatalf("tgread --quantile: %v", err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(out)), "\n")[1:]
+	if len(rows) < 20 {
+		t.Fatalf("tgread --quantile gave %d rows: the test proves too little", len(rows))
+	}
+	for _, row := range rows {
+		c := strings.Split(row, "\t") // time, metric, labels, value
+		start, err := time.Parse(time.RFC3339, c[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := strconv.ParseFloat(c[3], 64)
+		got, ok := r.query("histogram_quantile(0.9, sum by (le) (sum_over_time(size_bucket[10s])))", start.Add(10*time.Second))
+		if !ok || got != want {
+			t.Errorf("bucket %s: Prometheus 3's p90 %v (%v), tgread --quantile 0.9 %v", c[0], got, ok, want)
+		}
+	}
+}
