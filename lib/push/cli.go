@@ -20,20 +20,25 @@ import (
 const description = `tgpush follows a tally store's tape and sends every sealed bucket to a
 receiver by Prometheus remote write 1.0 (Prometheus with
 --web.enable-remote-write-receiver, Mimir, Thanos Receive, Cortex,
-VictoriaMetrics). A sample's time is its bucket's start and its value the
-bucket's value; its name and labels are the tape's series plus --label. With
-each bucket go timbertally_entries (entries placed in it),
-timbertally_late_entries, timbertally_dropped_entries{reason} and
-timbertally_capped_entries{metric} (the markers written with its group).
+VictoriaMetrics). A sample's time is its bucket's last millisecond (so
+sum_over_time(m[WIDTH]) at a bucket boundary holds exactly that bucket on
+every receiver) and its value the bucket's value; its name and labels are
+the tape's series plus --label (refused when the series have that label
+already), a histogram's le in Prometheus's canonical form. With each bucket
+go timbertally_entries (entries placed in it), timbertally_late_entries,
+timbertally_dropped_entries{reason} and timbertally_capped_entries{metric}
+(the markers written with its group; the markers of a run that sealed
+nothing, a millisecond of their own after the last bucket's).
 
 The cursor (default: in the tally store, one per --url) advances only after
 the receiver answered 2xx, a bucket a request, so a restart after a kill
 re-sends at most the bucket in flight: the same samples, the newest of their
-series, which receivers take as duplicates. A
-receiver that is down, slow, failing (5xx) or rate-limiting (429) is retried
-with backoff, forever, with a note when its state changes; any other refusal
-stops tgpush (exit 1) naming the bucket and the fix. A tape replaced under it
-(tally --provision --replace) stops it too.
+series, which receivers take as duplicates. The cursor keeps the --label set;
+a run with another is refused. A receiver that is down, slow, failing (5xx)
+or rate-limiting (429), and an answer cut or slower than --timeout, whatever
+its status, is retried with backoff, forever, with a note when its state
+changes; any other refusal stops tgpush (exit 1) naming the bucket and the
+fix. A tape replaced under it (tally --provision --replace) stops it too.
 
 --from (first run only): start (default), end (only buckets sealed from now
 on) or an RFC 3339 time (buckets starting at it or later; kept in the

@@ -6,11 +6,14 @@
 // A group is a tape's records after one seal up to and including the next:
 // a bucket's series, its !cap markers and its seal, and the !late and !drop
 // markers written since the previous seal. Each group becomes samples at its
-// seal's bucket start (milliseconds): one per series line, named and
-// labelled as on the tape plus the --label labels, and the data-quality
-// series timbertally_entries, timbertally_late_entries,
+// bucket's last millisecond (tape.SampleMs): one per series line, named and
+// labelled as on the tape plus the --label labels (a histogram's le in
+// Prometheus's canonical form, doc.WireBound), and the data-quality series
+// timbertally_entries, timbertally_late_entries,
 // timbertally_dropped_entries{reason} and timbertally_capped_entries{metric}
-// (docs/tgpush.md).
+// (docs/tgpush.md). A marker-only group (an end record's: a run that sealed
+// nothing more) is stamped at tape.MarkerMs, k ms after the last bucket's
+// samples for the k-th since that seal.
 //
 // Invariants:
 //   - Only whole groups are sent: records after the tape's last seal (a
@@ -23,6 +26,16 @@
 //     lines and stops at the same damage.
 //   - A first run's --from TIME is kept in the cursor (from=): no later
 //     run pushes a bucket starting before it.
+//   - No two groups stamp a series at one millisecond: a sealed group's
+//     samples are at SampleMs, the k-th marker-only group after it at
+//     SampleMs + k ms (k < the width in ms, kept in the cursor's after=;
+//     one with no millisecond left waits and goes with the next seal), so
+//     a receiver never refuses tgpush's own earlier samples.
+//   - No --label is ever silently dropped or overridden: a name the
+//     series have already is refused before anything is sent (the
+//     document's by= fields, le, reason, metric), and again per group for
+//     a tape another document wrote. The cursor keeps the --label set
+//     (labels=); a run with another set is refused before it sends.
 //   - The cursor (the tape's byte offset just past a seal, with the tape's
 //     identity) is advanced only after the receiver answered 2xx for every
 //     sample before it, and is replaced atomically: after a kill -9 the
