@@ -48,8 +48,9 @@ carries one is given with --header-file NAME=FILE.
 
 Exit status: 0 --once pushed everything sealed, or SIGINT/SIGTERM stopped it
 (the cursor holds what the receiver took); 1 the receiver refused a bucket, the
-credentials or TLS, the tape was replaced or is damaged, or the cursor is damaged
-or held by another tgpush; 2 bad usage.
+credentials or TLS, the tape was replaced or is damaged, or the cursor is damaged,
+held by another tgpush or pushed under another --label set; 2 bad usage (a
+--label the series have already too).
 
 Examples:
    tgpush --url http://127.0.0.1:9090/api/v1/write /srv/tally/web

@@ -23,6 +23,7 @@ type LabelClash struct {
 	Label, Value string
 	Metric       string // a metric of the tape that has the label
 	Field        string // the document's field it comes from ("" for the data-quality series' own labels)
+	Where        string // what was pushed before it was found ("": nothing)
 }
 
 func (e *LabelClash) Error() string {
@@ -37,8 +38,12 @@ func (e *LabelClash) Error() string {
 	if e.Label == "node" {
 		other = "instance"
 	}
-	return fmt.Sprintf("tgpush: --label %s=%s names a label the pushed series have already: %s; one series cannot carry both values, and tgpush never drops or renames either; nothing was pushed: give the fleet label another name (--label %s=%s, then by (%s, %s) tells them apart) and run tgpush again",
-		e.Label, e.Value, whose, other, e.Value, other, e.Label)
+	pushed := "nothing was pushed"
+	if e.Where != "" {
+		pushed = e.Where
+	}
+	return fmt.Sprintf("tgpush: --label %s=%s names a label the pushed series have already: %s; one series cannot carry both values, and tgpush never drops or renames either; %s: give the fleet label another name (--label %s=%s, then by (%s, %s) tells them apart) and run tgpush again",
+		e.Label, e.Value, whose, pushed, other, e.Value, other, e.Label)
 }
 
 // checkLabelNames refuses, before anything is pushed, a --label named as a

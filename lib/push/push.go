@@ -355,6 +355,9 @@ func (p *pusher) add(b *batch, g Group) {
 // samples, and saves the cursor past it once the receiver took them all.
 func (p *pusher) send(ctx context.Context, b *batch) error {
 	if b.clash != nil {
+		if p.cur.Offset > 0 {
+			b.clash.Where = fmt.Sprintf("nothing from %s on was pushed (the buckets before it were, under the same --label: a tape an older document wrote)", b.span())
+		}
 		return b.clash
 	}
 	taken := 0 // samples of this group the receiver took (a group split by --max-samples)

@@ -1066,3 +1066,24 @@ func TestARunWithoutACursorThatMeetsNewerSamplesIsToldHowToResumeAfterThem(t *te
 		t.Errorf("advises a --label when one was given: %s", stderr)
 	}
 }
+
+// A 429 (or 503) with Retry-After is waited for as the receiver asks, up
+// to --retry-max, not at the backoff's first 20 ms.
+func TestARetryAfterIsWaitedForUpToRetryMax(t *testing.T) {
+	f := newFake(t, func(n int, _ *prompb.WriteRequest, _ http.Header) int {
+		if n == 1 {
+			return http.StatusTooManyRequests
+		}
+		return 204
+	})
+	f.header = http.Header{"Retry-After": {"1"}}
+	began := time.Now()
+	code, stderr := tgpush(context.Background(), "--once", "--retry-max", "5s", "--url", f.url(), store(t, threeGroups))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if took := time.Since(began); took < time.Second {
+		t.Errorf("the retry came after %v, before the Retry-After of 1s", took)
+	}
+	sameSamples(t, f.got(), threeGroupsSamples)
+}
