@@ -546,7 +546,7 @@ func (p *pusher) resumeAdvice() string {
 	}
 	curl := rm + fmt.Sprintf(`T=$(curl -s %s --data-urlencode %s | sed -n 's/.*"value":\[[^,]*,"\([0-9.]*\)".*/\1/p') && tgpush --from "$(date -u -d "@$T" +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ)" --url %s%s %s`,
 		shellWord(redacted(&base)+"/api/v1/query"), shellWord("query="+query), shellWord(redacted(p.o.URL)), pushFlags, shellWord(p.o.Dir))
-	return fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by the query API of a Prometheus or VictoriaMetrics (the newest %s sample is the last pushed bucket's last millisecond; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
+	return fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by the query API of a Prometheus (Mimir and Thanos: theirs, with the same query; VictoriaMetrics, with -dedup.minScrapeInterval, takes a re-sent sample as the same one and never refuses this) (the newest %s sample is the last pushed bucket's last millisecond; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
 		redacted(&base), flags, shellWord(p.o.Dir), EntriesMetric, curl)
 }
 
