@@ -79,6 +79,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tgcheck: the tape is open (no end record): its store is being fed, or its last run was interrupted; tgcheck --open checks what is sealed so far, and conservation needs the end record that a complete run (feed without --follow) writes")
 		return 1
 	}
+	if o.receiverFailed {
+		fmt.Fprintln(stderr, o.receiver.advice(o.dir))
+		return 1
+	}
 	if o.policyOnly {
 		fmt.Fprintln(stderr, "tgcheck: the tape adds up, but it fails --strict or --max-drop (see above): its markers are entries the document did not place; tgread --markers shows them and tally --try --fields --doc DOC FILE what the document cuts from such a line; re-deriving changes nothing until the document fits the log")
 		return 1
@@ -103,7 +107,7 @@ func newApp(stdout, stderr io.Writer, holds, onlyOpen *bool, opts **options) *cl
 		Description:               description,
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.Int64Flag{Name: "entries", Usage: "the tape must account for exactly `N` entries"},
 			&cli.StringSliceFlag{Name: "against", Usage: "re-derive from `STORE` (PATH, ID=PATH or ID=GEN1,…,PATH); repeat for each store fed"},
 			&cli.BoolFlag{Name: "scan", Usage: "report the old defect's signatures"},
@@ -115,15 +119,27 @@ func newApp(stdout, stderr io.Writer, holds, onlyOpen *bool, opts **options) *cl
 			&cli.Float64Flag{Name: "max-drop", Value: -1, DefaultText: "off", Usage: "fail when more than `P` percent of the entries the tape accounts for are !drop (a wrong format drops most)"},
 			&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "feed's --max-line, when it was raised: a longer line is `BYTES` of no entry"},
 			&cli.BoolFlag{Name: "open", Usage: "accept an open tape (a store being fed): hold when everything sealed so far holds"},
-		},
+		}, receiverFlags()...),
 		Action: func(c *cli.Context) error {
 			o, err := parseOptions(c)
 			if err != nil {
 				return err
 			}
 			*opts = o
-			*holds, *onlyOpen, err = o.check(stdout)
-			return err
+			if o.tapeChecks {
+				if *holds, *onlyOpen, err = o.check(stdout); err != nil {
+					return err
+				}
+			}
+			tapeHeld := *holds
+			if o.receiver != nil {
+				ok, err := o.receiver.run(c.Context, o.dir, stdout)
+				o.receiverFailed = !ok && tapeHeld
+				*holds = *holds && ok
+				*onlyOpen = *onlyOpen && ok
+				return err
+			}
+			return nil
 		},
 	})
 }
@@ -139,6 +155,11 @@ type options struct {
 	maxDrop    float64 // percent; < 0: not checked
 	open       bool    // an open tape is checked as far as it is sealed
 	policyOnly bool    // set by check: only --strict or --max-drop failed
+	tapeChecks bool    // a check of the tape itself was asked for
+	receiver   *receiverCheck
+	// set by the receiver check: the tape holds, the receiver does not
+	// hold it
+	receiverFailed bool
 }
 
 // rederive is the complete re-derivation of the tally store checked, as
@@ -169,8 +190,13 @@ func parseOptions(c *cli.Context) (*options, error) {
 		}
 		o.batchSize = c.Int64("batch-size")
 	}
-	if !o.hasEntries && !c.IsSet("against") && !o.scan && !o.strict && !c.IsSet("max-drop") {
-		return nil, command.Usagef("tgcheck: nothing to check; give --entries N, --against STORE, --scan, --strict or --max-drop P")
+	o.tapeChecks = o.hasEntries || c.IsSet("against") || o.scan || o.strict || c.IsSet("max-drop")
+	var err error
+	if o.receiver, err = parseReceiver(c); err != nil {
+		return nil, err
+	}
+	if !o.tapeChecks && o.receiver == nil {
+		return nil, command.Usagef("tgcheck: nothing to check; give --entries N, --against STORE, --scan, --strict, --max-drop P or --receiver URL")
 	}
 	if c.IsSet("max-drop") && !(o.maxDrop >= 0 && o.maxDrop <= 100) {
 		return nil, command.Usagef("tgcheck: --max-drop %v is not a percentage; give one from 0 to 100, e.g. --max-drop 1", o.maxDrop)

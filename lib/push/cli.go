@@ -111,12 +111,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 }
 
 func flags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "url", Value: DefaultURL, Usage: "the receiver's remote-write `URL`"},
 		&cli.StringSliceFlag{Name: "label", Usage: "add `K=V` to every series (repeat; a fleet's host=web1)"},
 		&cli.StringFlag{Name: "cursor", Usage: "keep the position in `FILE` (default: in the tally store, one per --url)"},
 		&cli.StringFlag{Name: "from", Usage: "where a first run starts: `start|end|TIME` (RFC 3339; default start)"},
 		&cli.BoolFlag{Name: "once", Usage: "push what is sealed now, then exit"},
+	}, append(AuthFlags(), []cli.Flag{
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on one request after `D` (then retry)"},
+		&cli.DurationFlag{Name: "retry-max", Value: 30 * time.Second, Usage: "the longest wait between retries (`D`)"},
+		&cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "look at a followed tape this often (`D`)"},
+		&cli.IntFlag{Name: "max-samples", Value: 5000, Usage: "samples per request, at most (`N`; a bucket with more is split)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (errors still print)"},
+	}...)...)
+}
+
+// AuthFlags are the flags of the credentials and TLS a receiver asks for,
+// tgpush's and tgcheck --receiver's: secrets only from files.
+func AuthFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringFlag{Name: "bearer-token-file", Usage: "send the token in `FILE` as Authorization: Bearer"},
 		&cli.StringFlag{Name: "basic-auth-user", Usage: "basic auth as `USER` (the password from --basic-auth-password-file)"},
 		&cli.StringFlag{Name: "basic-auth-password-file", Usage: "the basic auth password is in `FILE`"},
@@ -125,12 +138,27 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "ca-file", Usage: "trust the CA certificates in `FILE` (PEM) for https"},
 		&cli.StringFlag{Name: "cert-file", Usage: "present the client certificate in `FILE` (PEM; with --key-file)"},
 		&cli.StringFlag{Name: "key-file", Usage: "the client certificate's key is in `FILE` (PEM)"},
-		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on one request after `D` (then retry)"},
-		&cli.DurationFlag{Name: "retry-max", Value: 30 * time.Second, Usage: "the longest wait between retries (`D`)"},
-		&cli.DurationFlag{Name: "poll", Value: 250 * time.Millisecond, Usage: "look at a followed tape this often (`D`)"},
-		&cli.IntFlag{Name: "max-samples", Value: 5000, Usage: "samples per request, at most (`N`; a bucket with more is split)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (errors still print)"},
 	}
+}
+
+// ParseAuth reads the AuthFlags of a command line and checks them.
+func ParseAuth(c *cli.Context) (Auth, error) {
+	a := Auth{
+		BearerTokenFile:   c.String("bearer-token-file"),
+		BasicUser:         c.String("basic-auth-user"),
+		BasicPasswordFile: c.String("basic-auth-password-file"),
+		CAFile:            c.String("ca-file"),
+		CertFile:          c.String("cert-file"),
+		KeyFile:           c.String("key-file"),
+	}
+	var err error
+	if a.Headers, err = headers(c.StringSlice("header")); err != nil {
+		return a, err
+	}
+	if a.HeaderFiles, err = headerFiles(c.StringSlice("header-file")); err != nil {
+		return a, err
+	}
+	return a, checkAuth(&a)
 }
 
 // options checks the command line.
@@ -149,17 +177,9 @@ func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
 		MaxSamples: c.Int("max-samples"),
 		Quiet:      c.Bool("quiet"),
 		Stderr:     stderr,
-		Auth: Auth{
-			BearerTokenFile:   c.String("bearer-token-file"),
-			BasicUser:         c.String("basic-auth-user"),
-			BasicPasswordFile: c.String("basic-auth-password-file"),
-			CAFile:            c.String("ca-file"),
-			CertFile:          c.String("cert-file"),
-			KeyFile:           c.String("key-file"),
-		},
 	}
 	o.Progress = tty && !o.Quiet
-	u, err := receiverURL(c.String("url"))
+	u, err := ReceiverURL(c.String("url"))
 	if err != nil {
 		return nil, err
 	}
@@ -167,16 +187,10 @@ func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
 	if o.Cursor == "" {
 		o.Cursor = DefaultCursor(o.Dir, u.String())
 	}
-	if o.Labels, err = parseLabels(c.StringSlice("label")); err != nil {
+	if o.Labels, err = ParseLabels(c.StringSlice("label")); err != nil {
 		return nil, command.Usage(err)
 	}
-	if o.Auth.Headers, err = headers(c.StringSlice("header")); err != nil {
-		return nil, err
-	}
-	if o.Auth.HeaderFiles, err = headerFiles(c.StringSlice("header-file")); err != nil {
-		return nil, err
-	}
-	if err := checkAuth(&o.Auth); err != nil {
+	if o.Auth, err = ParseAuth(c); err != nil {
 		return nil, err
 	}
 	switch {
@@ -188,9 +202,9 @@ func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
 	return o, nil
 }
 
-// receiverURL checks --url: http or https, and no password in it (a
+// ReceiverURL checks --url: http or https, and no password in it (a
 // secret on the command line shows in ps and in every message).
-func receiverURL(s string) (*url.URL, error) {
+func ReceiverURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		shown, _, _ := strings.Cut(s, "?") // a query may hold an api_key=

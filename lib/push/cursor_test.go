@@ -78,7 +78,7 @@ func FuzzParseLabels(f *testing.F) {
 	f.Add("host=web1", "dc=eu")
 	f.Add("__name__=x", "a=")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		ls, err := parseLabels([]string{a, b})
+		ls, err := ParseLabels([]string{a, b})
 		if err != nil {
 			return
 		}

@@ -296,24 +296,35 @@ func (p *pusher) loop(ctx context.Context) error {
 // to Prometheus and Mimir, a refusal.
 func (p *pusher) push(ctx context.Context, groups []Group) error {
 	for _, g := range groups {
-		if p.holds(g) {
-			p.held = append(p.held, g) // the cursor stays before it until its seal's group is taken
+		b := p.batch(g)
+		if b == nil {
 			continue
 		}
-		b := newBatch(p.o.Labels)
-		for _, h := range p.held {
-			b.groups = append(b.groups, placed{h, p.last.Start, false})
-			if g.sealed() {
-				g.Markers = append(slices.Clip(h.Markers), g.Markers...)
-			}
-		}
-		p.held = nil
-		p.add(b, g)
 		if err := p.send(ctx, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// batch is what push sends for group g, with the held groups before it;
+// nil when g is held itself. Sent reads a tape through it too, so that
+// tgcheck --receiver expects what push sends.
+func (p *pusher) batch(g Group) *batch {
+	if p.holds(g) {
+		p.held = append(p.held, g) // the cursor stays before it until its seal's group is taken
+		return nil
+	}
+	b := newBatch(p.o.Labels)
+	for _, h := range p.held {
+		b.groups = append(b.groups, placed{h, p.last.Start, false})
+		if g.sealed() {
+			g.Markers = append(slices.Clip(h.Markers), g.Markers...)
+		}
+	}
+	p.held = nil
+	p.add(b, g)
+	return b
 }
 
 // holds reports whether a marker-only group finds no millisecond of its

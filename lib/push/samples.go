@@ -156,10 +156,10 @@ func (b *batch) span() string {
 
 func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
 
-// parseLabels reads --label K=V words (read.ParseLabels: tgread --label
+// ParseLabels reads --label K=V words (read.ParseLabels: tgread --label
 // adds the same labels to a backfill) into remote-write labels sorted by
-// name.
-func parseLabels(args []string) ([]*prompb.Label, error) {
+// name, as tgpush sends them (tgcheck --receiver reads them back).
+func ParseLabels(args []string) ([]*prompb.Label, error) {
 	labels, err := read.ParseLabels("tgpush", args)
 	out := make([]*prompb.Label, len(labels))
 	for i, l := range labels {

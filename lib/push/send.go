@@ -63,6 +63,19 @@ type header struct {
 	headers [][2]string
 }
 
+// apply puts the credentials and the --header values on a request.
+func (hd *header) apply(req *http.Request) {
+	for _, kv := range hd.headers {
+		req.Header.Set(kv[0], kv[1])
+	}
+	switch {
+	case hd.bearer != "":
+		req.Header.Set("Authorization", "Bearer "+hd.bearer)
+	case hd.user != "":
+		req.SetBasicAuth(hd.user, hd.pass)
+	}
+}
+
 // Backoff bounds the waits between retries.
 type Backoff struct{ Min, Max time.Duration }
 
@@ -211,15 +224,7 @@ func (s *sender) post(ctx context.Context, body []byte) outcome {
 	h.Set("Content-Encoding", "snappy")
 	h.Set("User-Agent", "tgpush")
 	h.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
-	for _, kv := range s.hdr.headers {
-		h.Set(kv[0], kv[1])
-	}
-	switch {
-	case s.hdr.bearer != "":
-		h.Set("Authorization", "Bearer "+s.hdr.bearer)
-	case s.hdr.user != "":
-		req.SetBasicAuth(s.hdr.user, s.hdr.pass)
-	}
+	s.hdr.apply(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return outcome{Err: err}
