@@ -1,0 +1,470 @@
+package testscripts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/klauspost/compress/snappy"
+	"google.golang.org/protobuf/proto"
+)
+
+// tgcheckReceiver runs tgcheck with args and returns its stdout and stderr
+// together, and its exit status.
+func tgcheckReceiver(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.Command("tgcheck", args...).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), 0
+}
+
+// mustHold fails unless tgcheck --receiver says the receiver holds every
+// one of n samples and exits 0.
+func mustHold(t *testing.T, n int, args ...string) {
+	t.Helper()
+	out, code := tgcheckReceiver(t, args...)
+	want := fmt.Sprintf("holds every one of the tape's %d samples", n)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("tgcheck %s: exit %d, want 0 and %q:\n%s", strings.Join(args, " "), code, want, out)
+	}
+	t.Logf("tgcheck %s: %s", strings.Join(args, " "), strings.TrimSpace(out))
+}
+
+// queryRaw reads every raw sample of the series selector matches from a
+// query API (base: http://host:port or …/prometheus), the last two hours
+// of them, in tsv rows as receiver.samples gives them: the test's own
+// reading, sharing no code with tgcheck.
+func queryRaw(t *testing.T, base, selector string) []string {
+	t.Helper()
+	q := url.Values{"query": {selector + "[2h]"}, "time": {strconv.FormatInt(time.Now().Add(time.Minute).Unix(), 10)}}
+	resp, err := http.Get(base + "/api/v1/query?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var res struct {
+		Status string
+		Error  string
+		Data   struct {
+			Result []struct {
+				Metric map[string]string
+				Values [][2]any
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || res.Status != "success" {
+		t.Fatalf("query %s: %v %s", selector, err, res.Error)
+	}
+	var lines []string
+	for _, s := range res.Data.Result {
+		for _, v := range s.Values {
+			lines = append(lines, sampleLine(s.Metric, int64(v[0].(float64)*1000+0.5), v[1].(string)))
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func TestTgcheckReceiverHoldsWhenPrometheus2Prometheus3AndVictoriaMetricsHoldTheTapeEachOnce(t *testing.T) {
+	for _, kind := range []string{"prometheus", "prometheus3", "victoria-metrics"} {
+		t.Run(kind, func(t *testing.T) {
+			var r *receiver
+			if kind == "prometheus3" {
+				bin := builtServer(t, "prometheus3")
+				r = newReceiver(t, "prometheus")
+				r.bin = bin
+			} else {
+				r = newReceiver(t, kind)
+			}
+			r.start()
+			dir := t.TempDir()
+			log := filepath.Join(dir, "access.log")
+			pushLog(t, log, 1500)
+			st := pipeline(t, dir, log)
+			// Small requests: the push crosses many request boundaries,
+			// and the 20000-sample windows of the check are crossed by the
+			// query time range of each name anyway.
+			mustRun(t, dir, "tgpush", "--once", "-q", "--max-samples", "100", "--url", r.writeURL(), st)
+			all := r.samples("", "")
+			series, quality := splitQuality(all)
+			sameRows(t, series, tapeRows(t, st))
+			checkQuality(t, quality, log, st)
+			mustHold(t, len(all), "--receiver", r.base(), st)
+			// With --against, one command proves log → tape → receiver.
+			out, code := tgcheckReceiver(t, "--against", log, "--receiver", r.base(), st)
+			if code != 0 || !strings.Contains(out, "0 differences") || !strings.Contains(out, "holds every one") {
+				t.Errorf("tgcheck --against --receiver: exit %d:\n%s", code, out)
+			}
+		})
+	}
+}
+
+// dropProxy stands before a receiver's remote-write endpoint and answers
+// 204 to every third request without forwarding it, recording what it
+// dropped: the samples' (series, millisecond) and the requests' stamps.
+type dropProxy struct {
+	target  string
+	n       atomic.Int64
+	mu      sync.Mutex
+	dropped map[string]bool // tsv row without its value: time, metric, labels
+	stamps  [][]int64       // each dropped request's stamps
+	sealed  []bool          // whether the dropped request is a bucket's (it has timbertally_entries)
+	kept    [][]int64       // each forwarded sealed request's stamps
+}
+
+func (p *dropProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	raw, err := snappy.Decode(nil, body)
+	var req prompb.WriteRequest
+	if err == nil {
+		err = proto.Unmarshal(raw, &req)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	var stamps []int64
+	sealed := false
+	rows := []string{}
+	for _, ts := range req.Timeseries {
+		m := map[string]string{}
+		for _, l := range ts.Labels {
+			m[l.Name] = l.Value
+		}
+		sealed = sealed || m["__name__"] == "timbertally_entries"
+		for _, s := range ts.Samples {
+			stamps = append(stamps, s.Timestamp)
+			row := sampleLine(m, s.Timestamp, "")
+			rows = append(rows, strings.TrimSuffix(row, "\t"))
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n.Add(1)%3 == 0 {
+		for _, r := range rows {
+			p.dropped[r] = true
+		}
+		p.stamps = append(p.stamps, stamps)
+		p.sealed = append(p.sealed, sealed)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	fw, err := http.NewRequest(http.MethodPost, p.target, bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	fw.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(fw)
+	if err != nil {
+		http.Error(w, err.Error(), 502)
+		return
+	}
+	defer resp.Body.Close()
+	if sealed && resp.StatusCode/100 == 2 {
+		p.kept = append(p.kept, stamps)
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// bucketOf is the start of the bucket a stamp of tgpush's belongs to: a
+// bucket's samples are at its last millisecond, and the markers of a run
+// that sealed nothing after it one millisecond later (a complete one-run
+// tape has at most one such group), so 2 ms before either is inside it.
+func bucketOf(ms int64, width time.Duration) time.Time {
+	w := width.Milliseconds()
+	return time.UnixMilli((ms - 2) / w * w).UTC()
+}
+
+func TestTgcheckReceiverNamesTheGroupsAProxyAnswered204WithoutStoring(t *testing.T) {
+	prom := newReceiver(t, "prometheus")
+	prom.start()
+	proxy := &dropProxy{target: prom.writeURL(), dropped: map[string]bool{}}
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	pushLog(t, log, 1500)
+	st := pipeline(t, dir, log)
+	mustRun(t, dir, "tgpush", "--once", "-q", "--url", srv.URL+"/api/v1/write", st)
+	if len(proxy.stamps) < 5 {
+		t.Fatalf("the proxy dropped %d requests: too few to prove anything", len(proxy.stamps))
+	}
+
+	// The test's own reading: the receiver holds none of what the proxy
+	// dropped, and the rest.
+	held := prom.samples("", "")
+	for _, r := range held {
+		if proxy.dropped[r[:strings.LastIndexByte(r, '\t')]] {
+			t.Fatalf("the receiver holds a sample the proxy dropped: %s", r)
+		}
+	}
+	width := storeWidth(t, st)
+	out, code := tgcheckReceiver(t, "--receiver", prom.base(), st)
+	if code != 1 {
+		t.Fatalf("tgcheck exit %d, want 1:\n%s", code, out)
+	}
+	total := len(held) + len(proxy.dropped)
+	want := fmt.Sprintf("does not hold the tape: of its %d samples", total)
+	if !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf(") %d missing (in %d groups), 0 doubled, 0 different; 0 extra", len(proxy.dropped), len(proxy.stamps))) {
+		t.Errorf("want %q and %d missing in %d groups:\n%s", want, len(proxy.dropped), len(proxy.stamps), out)
+	}
+	// The missing groups are named by their buckets, the first ten of
+	// them, each whole.
+	named := regexp.MustCompile(`(?m)^receiver: missing +(\S+): (\d+) of the (\d+) samples`).FindAllStringSubmatch(out, -1)
+	if len(named) != min(10, len(proxy.stamps)) {
+		t.Fatalf("%d missing groups named, want %d:\n%s", len(named), min(10, len(proxy.stamps)), out)
+	}
+	for i, m := range named {
+		at := bucketOf(proxy.stamps[i][0], width).Format(time.RFC3339)
+		if m[1] != at || m[2] != strconv.Itoa(len(proxy.stamps[i])) || m[2] != m[3] {
+			t.Errorf("missing group %d named %q, want the bucket at %s with all its %d samples", i, m[0], at, len(proxy.stamps[i]))
+		}
+	}
+	// Where the receiver's copy ends: the newest bucket it holds whole, the
+	// last sealed request forwarded.
+	last := proxy.kept[len(proxy.kept)-1][0]
+	ends := fmt.Sprintf("its copy ends at the bucket at %s, the newest it holds whole; tgpush --from %s resumes after it",
+		bucketOf(last, width).Format(time.RFC3339), bucketOf(last, width).Add(width).Format(time.RFC3339))
+	if !strings.Contains(out, ends) {
+		t.Errorf("want %q:\n%s", ends, out)
+	}
+	t.Logf("the proxy dropped %d of %d requests, %d samples; tgcheck:\n%s", len(proxy.stamps), proxy.n.Load(), len(proxy.dropped), out)
+}
+
+func TestTgcheckReceiverNamesEverySampleVictoriaMetricsWithoutDedupKeptTwice(t *testing.T) {
+	vm := newReceiver(t, "victoria-metrics", "-dedup.minScrapeInterval=0s")
+	vm.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	pushLog(t, log, 900)
+	st := pipeline(t, dir, log)
+	for _, c := range []string{"c1", "c2"} { // a lost cursor: the whole tape again
+		mustRun(t, dir, "tgpush", "--once", "-q", "--cursor", filepath.Join(dir, c), "--url", vm.writeURL(), st)
+	}
+	all := vm.samples("", "")
+	twice := 0
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			twice++
+		}
+	}
+	if twice == 0 || twice*2 != len(all) {
+		t.Fatalf("VictoriaMetrics holds %d samples, %d of them twice: this VictoriaMetrics deduplicates, the test proves nothing", len(all), twice)
+	}
+	out, code := tgcheckReceiver(t, "--receiver", vm.base(), st)
+	want := fmt.Sprintf("of its %d samples", twice)
+	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf("0 missing (in 0 groups), %d doubled, 0 different; 0 extra", twice)) ||
+		!strings.Contains(out, "receiver: doubled ") || !strings.Contains(out, "-dedup.minScrapeInterval=1ms") {
+		t.Fatalf("exit %d, want 1, %q and %d doubled:\n%s", code, want, twice, out)
+	}
+}
+
+// cortexNode is one Cortex process of a three-node cluster: distributor,
+// ingester, querier and store-gateway, its rings on memberlist, blocks on
+// a filesystem shared by the cluster.
+type cortexNode struct {
+	http, grpc, gossip int
+	cmd                *exec.Cmd
+	log                string
+}
+
+func (n *cortexNode) base() string { return fmt.Sprintf("http://127.0.0.1:%d", n.http) }
+
+// startCortex starts three nodes with replication factor 3: the first,
+// ready, then the two that join it.
+func startCortex(t *testing.T) []*cortexNode {
+	t.Helper()
+	bin := builtServer(t, "cortex")
+	data := t.TempDir()
+	var nodes []*cortexNode
+	for i := range 3 {
+		n := &cortexNode{http: freePort(t), grpc: freePort(t), gossip: freePort(t), log: filepath.Join(data, fmt.Sprintf("node%d.log", i+1))}
+		id := fmt.Sprintf("node%d", i+1)
+		dir := filepath.Join(data, id)
+		args := []string{"-target=distributor,ingester,querier,store-gateway", "-auth.enabled=false",
+			"-server.http-listen-address=127.0.0.1", fmt.Sprintf("-server.http-listen-port=%d", n.http),
+			"-server.grpc-listen-address=127.0.0.1", fmt.Sprintf("-server.grpc-listen-port=%d", n.grpc),
+			"-memberlist.bind-addr=127.0.0.1", fmt.Sprintf("-memberlist.bind-port=%d", n.gossip), "-memberlist.abort-if-join-fails=false",
+			"-ring.store=memberlist", "-distributor.ring.store=memberlist", "-store-gateway.sharding-ring.store=memberlist",
+			"-store-gateway.sharding-enabled=true", "-store-gateway.sharding-ring.wait-stability-min-duration=0s",
+			"-distributor.replication-factor=3", "-distributor.shard-by-all-labels=true",
+			"-ingester.lifecycler.ID=" + id, "-ingester.lifecycler.addr=127.0.0.1",
+			"-distributor.ring.instance-addr=127.0.0.1", "-distributor.ring.instance-id=" + id,
+			"-store-gateway.sharding-ring.instance-addr=127.0.0.1", "-store-gateway.sharding-ring.instance-id=" + id,
+			"-ingester.join-after=0s", "-ingester.min-ready-duration=0s", "-ingester.final-sleep=0s",
+			"-blocks-storage.backend=filesystem", "-blocks-storage.filesystem.dir=" + filepath.Join(data, "blocks"),
+			"-blocks-storage.tsdb.dir=" + filepath.Join(dir, "tsdb"), "-blocks-storage.bucket-store.sync-dir=" + filepath.Join(dir, "sync")}
+		if i > 0 {
+			args = append(args, fmt.Sprintf("-memberlist.join=127.0.0.1:%d", nodes[0].gossip))
+		}
+		f, err := os.Create(n.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.cmd = exec.Command(bin, args...)
+		n.cmd.Stdout, n.cmd.Stderr = f, f
+		if err := n.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		t.Cleanup(func() {
+			if n.cmd.ProcessState == nil {
+				n.cmd.Process.Signal(syscall.SIGTERM)
+				n.cmd.Wait()
+			}
+		})
+		nodes = append(nodes, n)
+		if i == 0 {
+			n.waitReady(t) // a node that joins before its peer listens stays apart
+		}
+	}
+	for _, n := range nodes[1:] {
+		n.waitReady(t)
+	}
+	// Every node sees all three ingesters ACTIVE.
+	waitUntil(t, "three ACTIVE ingesters in every node's ring", func() bool {
+		for _, n := range nodes {
+			req, _ := http.NewRequest(http.MethodGet, n.base()+"/ingester/ring", nil)
+			req.Header.Set("Accept", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return false
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Count(string(b), `"state":"ACTIVE"`) != 3 {
+				return false
+			}
+		}
+		return true
+	})
+	return nodes
+}
+
+func (n *cortexNode) waitReady(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get(n.base() + "/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(n.log)
+			t.Fatalf("cortex on %d never became ready: %v\n%s", n.http, err, tail(string(data), 20))
+		}
+	}
+}
+
+func TestTgcheckReceiverHoldsALiveFeedAndAFleetPushedIntoACortexClusterThroughAThirdNodeWhileAnotherIsKilled(t *testing.T) {
+	nodes := startCortex(t)
+	write := nodes[0].base() + "/api/v1/push"
+	query := nodes[2].base() + "/prometheus"
+
+	// A live feed → tally --run → tgpush into node 1, node 2 killed -9
+	// mid-run.
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	docPath := filepath.Join(dir, "live.tally")
+	writeFile(t, docPath, []byte(liveDoc))
+	st := filepath.Join(dir, "st")
+	mustRun(t, dir, "tally", "--provision", "--doc", docPath, st)
+	w := startWriter(t, log)
+	waitUntil(t, "the writer's first lines", func() bool { return w.lines.Load() > 0 })
+	feed := startCmd(t, dir, "feed.err", "feed", "-q", "--follow", "--idle-tick", "100ms", "--cursor", "feed.cursor", log, "--", "tally", "--run", st)
+	cursor := filepath.Join(dir, "push.cursor")
+	push := startCmd(t, dir, "push.err", "tgpush", "--label", "host=live", "--url", write, "--cursor", cursor, "--poll", "20ms", "--max-samples", "40", st)
+	waitUntil(t, "tgpush to push 20 buckets", func() bool {
+		seals, _, _, _, _ := tapeAccounts(t, st)
+		return seals >= 20 && cursorOffset(cursor) > 0
+	})
+	kills := 0
+	if err := nodes[1].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	nodes[1].cmd.Wait()
+	kills++
+	before := cursorOffset(cursor)
+	waitUntil(t, "tgpush to push more after the kill", func() bool {
+		seals, _, _, _, _ := tapeAccounts(t, st)
+		return seals >= 60 && cursorOffset(cursor) > before
+	})
+	written := w.halt()
+	waitUntil(t, "the tape to account for every line", func() bool {
+		_, entries, late, dropped, _ := tapeAccounts(t, st)
+		return entries+late+dropped == float64(written)
+	})
+	feed.Process.Signal(syscall.SIGTERM)
+	feed.Wait()
+	_, _, _, _, lastSeal := tapeAccounts(t, st)
+	waitUntil(t, "tgpush to reach the last seal", func() bool { return cursorOffset(cursor) >= lastSeal })
+	push.Process.Signal(syscall.SIGTERM)
+	if err := push.Wait(); err != nil {
+		notes, _ := os.ReadFile(filepath.Join(dir, "push.err"))
+		t.Fatalf("tgpush: %v\n%s", err, notes)
+	}
+	if kills != 1 {
+		t.Fatalf("%d kills, want 1", kills)
+	}
+	all := queryRaw(t, query, `{host="live"}`)
+	series, quality := splitQuality(all)
+	sameRows(t, series, withLabel(tapeRows(t, st), "live"))
+	checkQualityAgainstTape(t, quality, st)
+	mustHold(t, len(all), "--receiver", query, "--label", "host=live", st)
+	t.Logf("%d lines written; node 2 killed -9 once mid-run; node 3 answers %d samples", written, len(all))
+
+	// A fleet of two hosts, into node 1 (node 2 still down), each checked
+	// through node 3 by its --label.
+	var stores []string
+	for _, name := range []string{"web1", "web2"} {
+		dir := filepath.Join(t.TempDir(), name)
+		os.Mkdir(dir, 0o755)
+		log := filepath.Join(dir, "access.log")
+		pushLog(t, log, 600)
+		if name == "web2" { // the same buckets, other counts: web2's 200s are 404s
+			data, _ := os.ReadFile(log)
+			writeFile(t, log, bytes.ReplaceAll(data, []byte(`" 200 `), []byte(`" 404 `)))
+		}
+		st := pipeline(t, dir, log)
+		mustRun(t, dir, "tgpush", "--once", "-q", "--label", "host="+name, "--url", write, st)
+		stores = append(stores, st)
+	}
+	for i, name := range []string{"web1", "web2"} {
+		all := queryRaw(t, query, `{host="`+name+`"}`)
+		series, _ := splitQuality(all)
+		sameRows(t, series, withLabel(tapeRows(t, stores[i]), name))
+		mustHold(t, len(all), "--receiver", query, "--label", "host="+name, stores[i])
+	}
+	// Another host's label: the same buckets with other values, which the
+	// check names.
+	out, code := tgcheckReceiver(t, "--receiver", query, "--label", "host=web2", stores[0])
+	if code != 1 || !strings.Contains(out, "receiver: different ") {
+		t.Errorf("web1's tape against web2's series: exit %d, want 1 naming different samples:\n%s", code, out)
+	}
+}
