@@ -112,6 +112,9 @@ func TestTgcheckReceiverHoldsWhenPrometheus2Prometheus3AndVictoriaMetricsHoldThe
 			sameRows(t, series, tapeRows(t, st))
 			checkQuality(t, quality, log, st)
 			mustHold(t, len(all), "--receiver", r.base(), st)
+			// In windows of 37 samples: dozens of windows, each group in
+			// one, the same answer.
+			mustHold(t, len(all), "--receiver", r.base(), "--query-samples", "37", st)
 			// With --against, one command proves log → tape → receiver.
 			out, code := tgcheckReceiver(t, "--against", log, "--receiver", r.base(), st)
 			if code != 0 || !strings.Contains(out, "0 differences") || !strings.Contains(out, "holds every one") {
@@ -253,6 +256,31 @@ func TestTgcheckReceiverNamesTheGroupsAProxyAnswered204WithoutStoring(t *testing
 		t.Errorf("want %q:\n%s", ends, out)
 	}
 	t.Logf("the proxy dropped %d of %d requests, %d samples; tgcheck:\n%s", len(proxy.stamps), proxy.n.Load(), len(proxy.dropped), out)
+
+	// Read in windows of 41 samples, the findings are the same.
+	small, _ := tgcheckReceiver(t, "--receiver", prom.base(), "--query-samples", "41", st)
+	if small != out {
+		t.Errorf("in windows of 41 samples:\n%s\nin one window:\n%s", small, out)
+	}
+
+	// A sample of another writer, of a tape's metric in the tape's time
+	// range, is extra.
+	at := bucketOf(proxy.kept[0][0], width).Add(time.Second)
+	extra := &prompb.WriteRequest{Timeseries: []*prompb.TimeSeries{{
+		Labels:  []*prompb.Label{{Name: "__name__", Value: "requests"}, {Name: "status", Value: "999"}},
+		Samples: []*prompb.Sample{{Value: 7, Timestamp: at.UnixMilli()}},
+	}}}
+	raw, _ := proto.Marshal(extra)
+	resp, err := http.Post(prom.writeURL(), "application/x-protobuf", bytes.NewReader(snappy.Encode(nil, raw)))
+	if err != nil || resp.StatusCode/100 != 2 {
+		t.Fatalf("writing the extra sample: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	out, _ = tgcheckReceiver(t, "--receiver", prom.base(), st)
+	wantExtra := fmt.Sprintf(`receiver: extra     %s requests{status="999"} = 7: the tape has no such sample`, at.Format(time.RFC3339))
+	if !strings.Contains(out, wantExtra) || !strings.Contains(out, "0 different; 1 extra") {
+		t.Errorf("want %q and 1 extra:\n%s", wantExtra, out)
+	}
 }
 
 func TestTgcheckReceiverNamesEverySampleVictoriaMetricsWithoutDedupKeptTwice(t *testing.T) {

@@ -24,15 +24,16 @@ import (
 // what is sent, at which stamp) and compares it with what the receiver
 // holds: each sample there exactly once with its value, and nothing else
 // for the tape's metric names (with the --labels) inside the tape's time
-// range. It reads in windows of at most windowSamples expected samples,
+// range. It reads in windows of at most WindowSamples expected samples (--query-samples),
 // each asked for one metric name at a time, so its memory is one window's
 // and no query asks a receiver for more than a window's samples of a name
 // (far inside Prometheus' and Thanos' default --query.max-samples of
 // 50 000 000, and Cortex's and Mimir's limits).
 
-// windowSamples is how many expected samples one window holds, at most
-// (a group is never split: a window may hold one group more).
-const windowSamples = 20000
+// WindowSamples is how many expected samples one window holds, at most,
+// unless --query-samples says otherwise (a group is never split: a window
+// may hold one group more).
+const WindowSamples = 20000
 
 // firstShown is how many differences of each kind are named.
 const firstShown = 10
@@ -44,6 +45,7 @@ type receiverCheck struct {
 	client   *push.Client
 	labels   []*prompb.Label
 	from, to int64     // Unix ns: the buckets checked start in [from, to); to 0: no end
+	window   int       // expected samples a window holds, at most
 	progress io.Writer // a terminal's progress line; nil: none
 	res      *receiverResult
 }
@@ -121,7 +123,7 @@ func (rc *receiverCheck) run(ctx context.Context, dir string, w io.Writer) (bool
 			win.after = g.Bucket/int64(time.Millisecond) - 1 // the range checked starts with its first bucket
 		}
 		win.add(g)
-		if win.n >= windowSamples {
+		if win.n >= rc.window {
 			if err := rc.flush(ctx, win, res); err != nil {
 				return err
 			}
@@ -183,7 +185,8 @@ func (rc *receiverCheck) flush(ctx context.Context, win *window, res *receiverRe
 			rc.compareSeries(win, res, s)
 		}
 	}
-	for key, byMs := range win.want {
+	for _, key := range slices.Sorted(maps.Keys(win.want)) {
+		byMs := win.want[key]
 		for _, ms := range slices.Sorted(maps.Keys(byMs)) {
 			e := byMs[ms]
 			if e.seen > 0 {
@@ -373,6 +376,9 @@ func sentText(labels []*prompb.Label) string {
 func mapText(m map[string]string) string {
 	var b strings.Builder
 	b.WriteString(m["__name__"])
+	if len(m) == 1 {
+		return b.String()
+	}
 	b.WriteByte('{')
 	first := true
 	for _, k := range slices.Sorted(maps.Keys(m)) {

@@ -1,7 +1,9 @@
 package check
 
 import (
+	"errors"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -20,13 +22,14 @@ func receiverFlags() []cli.Flag {
 		&cli.StringFlag{Name: "from", Usage: "with --receiver: check the buckets from `TIME` on (RFC 3339)"},
 		&cli.StringFlag{Name: "to", Usage: "with --receiver: check the buckets before `TIME` (RFC 3339)"},
 		&cli.DurationFlag{Name: "timeout", Value: time.Minute, Usage: "with --receiver: give up on one query after `D`"},
+		&cli.IntFlag{Name: "query-samples", Value: WindowSamples, Usage: "with --receiver: read the tape's samples back `N` at a time (lower it for a receiver with a tight limit of samples a query)"},
 	}, push.AuthFlags()...)
 }
 
 // parseReceiver reads --receiver and its flags; nil when not given.
 func parseReceiver(c *cli.Context) (*receiverCheck, error) {
 	if !c.IsSet("receiver") {
-		for _, f := range []string{"label", "from", "to", "bearer-token-file", "basic-auth-user", "header", "header-file", "ca-file", "cert-file"} {
+		for _, f := range []string{"label", "from", "to", "bearer-token-file", "basic-auth-user", "header", "header-file", "ca-file", "cert-file", "query-samples"} {
 			if c.IsSet(f) {
 				return nil, command.Usagef("tgcheck: --%s goes with --receiver URL, the receiver to read back", f)
 			}
@@ -37,9 +40,12 @@ func parseReceiver(c *cli.Context) (*receiverCheck, error) {
 	if err != nil {
 		return nil, command.Usagef("tgcheck: --receiver: %v (the query API's base, without /api/v1/query)", err)
 	}
-	rc := &receiverCheck{base: u, endpoint: promapi.QueryURL(u)}
+	rc := &receiverCheck{base: u, endpoint: promapi.QueryURL(u), window: c.Int("query-samples")}
+	if rc.window < 1 {
+		return nil, command.Usagef("tgcheck: --query-samples must be at least 1, not %d", rc.window)
+	}
 	if rc.labels, err = push.ParseLabels(c.StringSlice("label")); err != nil {
-		return nil, command.Usage(err)
+		return nil, ours(command.Usage(err))
 	}
 	for _, t := range []struct {
 		flag string
@@ -55,13 +61,23 @@ func parseReceiver(c *cli.Context) (*receiverCheck, error) {
 	}
 	auth, err := push.ParseAuth(c)
 	if err != nil {
-		return nil, err
+		return nil, ours(err)
 	}
 	if rc.client, err = push.NewClient(&auth, c.Duration("timeout")); err != nil {
-		return nil, err
+		return nil, ours(err)
 	}
 	if isatty.IsTerminal(os.Stderr.Fd()) {
 		rc.progress = os.Stderr
 	}
 	return rc, nil
+}
+
+// ours is an error of tgpush's flags, which tgcheck shares, as tgcheck's:
+// its name in front, a usage error still one.
+func ours(err error) error {
+	text := strings.Replace(err.Error(), "tgpush: ", "tgcheck: ", 1)
+	if command.IsUsage(err) {
+		return command.Usagef("%s", text)
+	}
+	return errors.New(text)
 }

@@ -72,8 +72,11 @@ func Range(ctx context.Context, d Doer, endpoint *url.URL, selector string, from
 		return nil, err
 	}
 	resp, err := d.Do(req)
+	if ue, ok := err.(*url.Error); ok {
+		err = ue.Err // its text repeats the URL, whose query may hold a secret
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot ask its query API: %v", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -118,7 +121,7 @@ type answer struct {
 type matrix struct {
 	ResultType string `json:"resultType"`
 	Result     []struct {
-		Metric map[string]string   `json:"metric"`
+		Metric map[string]string    `json:"metric"`
 		Values [][2]json.RawMessage `json:"values"`
 	} `json:"result"`
 }
