@@ -47,6 +47,17 @@ is not complete).
 series), more than one seal for a bucket, !late markers of exactly
 --old-batch-size entries, a bucket that counts more than its seal's entries=.
 
+--receiver URL (with --label K=V as given to tgpush, --from/--to TIME, and
+tgpush's credential and TLS flags): reads every sample tgpush sends for the
+tape back through the query API at URL (http://prometheus:9090,
+http://cortex:9009/prometheus) as raw samples, in windows of
+--query-samples, and holds when the receiver has each exactly once with its
+value and nothing else for those series in the tape's time range; otherwise
+it names the samples missing (per bucket), doubled, different and extra,
+and where the receiver's copy ends (the newest bucket it holds whole, and
+the tgpush --from that resumes after it). With --against, one command proves
+log -> tape -> TSDB.
+
 Exit status: 0 the tape holds, 1 it does not or cannot be checked (a
 damaged tape, a tape or store that cannot be read: never a pass), 2 bad
 usage.
@@ -55,7 +66,8 @@ Examples:
    tgcheck --against web1=/var/log/apache2/access.log /srv/tally/web
    tgcheck --against web1=access.log.2.gz,access.log.1,access.log /srv/tally/web
    tgcheck --entries 20000 /srv/tally/web
-   tgcheck --scan /srv/tally/old`
+   tgcheck --scan /srv/tally/old
+   tgcheck --against web1=/var/log/apache2/access.log --receiver http://prometheus:9090 /srv/tally/web`
 
 // Main runs the tgcheck command line on os.Args and returns its exit status.
 func Main() int {
@@ -103,7 +115,7 @@ func newApp(stdout, stderr io.Writer, holds, onlyOpen *bool, opts **options) *cl
 		DisableSliceFlagSeparator: true,
 		Name:                      "tgcheck",
 		Usage:                     "prove a tally store's tape adds up",
-		UsageText:                 "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] [--open] TALLYSTORE",
+		UsageText:                 "tgcheck [--entries N] [--against STORE]... [--max-line BYTES] [--scan] [--strict] [--max-drop P] [--old-batch-size N] [--open] [--receiver URL [--label K=V]... [--from TIME] [--to TIME] [auth and TLS flags as tgpush's]] TALLYSTORE",
 		Description:               description,
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
