@@ -145,7 +145,7 @@ func (p *dropProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = proto.Unmarshal(raw, &req)
 	}
 	if err != nil {
-		http.Error(w, err.Error(), 400)
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	var stamps []int64
@@ -176,13 +176,13 @@ func (p *dropProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	fw, err := http.NewRequest(http.MethodPost, p.target, bytes.NewReader(body))
 	if err != nil {
-		http.Error(w, err.Error(), 500)
+		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	fw.Header = r.Header.Clone()
 	resp, err := http.DefaultClient.Do(fw)
 	if err != nil {
-		http.Error(w, err.Error(), 502)
+		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
