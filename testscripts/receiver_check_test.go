@@ -238,6 +238,9 @@ func TestTgcheckReceiverNamesTheGroupsAProxyAnswered204WithoutStoring(t *testing
 	// The missing groups are named by their buckets, the first ten of
 	// them, each whole.
 	named := regexp.MustCompile(`(?m)^receiver: missing +(\S+): (\d+) of the (\d+) samples`).FindAllStringSubmatch(out, -1)
+	if strings.Contains(out, "buckets merged") {
+		t.Errorf("requests lost whole are taken for a dedup window:\n%s", out)
+	}
 	if len(named) != min(10, len(proxy.stamps)) {
 		t.Fatalf("%d missing groups named, want %d:\n%s", len(named), min(10, len(proxy.stamps)), out)
 	}
@@ -495,4 +498,26 @@ func TestTgcheckReceiverHoldsALiveFeedAndAFleetPushedIntoACortexClusterThroughAT
 	if code != 1 || !strings.Contains(out, "receiver: different ") {
 		t.Errorf("web1's tape against web2's series: exit %d, want 1 naming different samples:\n%s", code, out)
 	}
+}
+
+func TestTgcheckReceiverNamesBucketsAVictoriaMetricsDedupWindowWiderThanABucketMerged(t *testing.T) {
+	// The document's buckets are 10 s wide; a 30 s window keeps, of each
+	// series, one sample of the buckets in it.
+	vm := newReceiver(t, "victoria-metrics", "-dedup.minScrapeInterval=30s")
+	vm.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	pushLog(t, log, 900)
+	st := pipeline(t, dir, log)
+	mustRun(t, dir, "tgpush", "--once", "-q", "--url", vm.writeURL(), st)
+	series, _ := splitQuality(vm.samples("", ""))
+	want := tapeRows(t, st)
+	if len(series) >= len(want) {
+		t.Fatalf("VictoriaMetrics holds %d of the tape's %d rows: it merged nothing, the test proves nothing", len(series), len(want))
+	}
+	out, code := tgcheckReceiver(t, "--receiver", vm.base(), st)
+	if code != 1 || !strings.Contains(out, "receiver: doubled   buckets merged") || !strings.Contains(out, "0 doubled, 0 different; 0 extra") {
+		t.Fatalf("exit %d, want 1 naming the buckets merged:\n%s", code, out)
+	}
+	t.Logf("VictoriaMetrics holds %d of the tape's %d rows:\n%s", len(series), len(want), out)
 }

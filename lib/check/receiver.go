@@ -64,7 +64,7 @@ type windowGroup struct {
 	width   time.Duration
 	sealed  bool
 	samples int
-	missing []string // the series missing, the first few
+	missing []string // the series missing
 	lost    int      // how many missing
 	wrong   bool     // a sample doubled or different
 }
@@ -89,6 +89,8 @@ type receiverResult struct {
 	missingGroups                      int
 	lines                              []string // the first differences, named
 	kinds                              map[string]int
+	laterHeld                          int   // missing samples whose series holds a later sample of the window
+	partialGroups                      int   // groups some of whose samples are missing, not all
 	whole                              int64 // the newest sealed bucket held whole; -1: none
 	wholeWidth                         time.Duration
 	firstBroken                        int64 // the oldest bucket not held whole; -1: none
@@ -187,17 +189,21 @@ func (rc *receiverCheck) flush(ctx context.Context, win *window, res *receiverRe
 	}
 	for _, key := range slices.Sorted(maps.Keys(win.want)) {
 		byMs := win.want[key]
-		for _, ms := range slices.Sorted(maps.Keys(byMs)) {
-			e := byMs[ms]
+		stamps := slices.Sorted(maps.Keys(byMs))
+		laterHeld := false // a later sample of the series is held
+		for i := len(stamps) - 1; i >= 0; i-- {
+			e := byMs[stamps[i]]
 			if e.seen > 0 {
+				laterHeld = true
 				continue
 			}
 			g := &win.groups[e.group]
-			if g.lost < 3 {
-				g.missing = append(g.missing, win.shown[key])
-			}
+			g.missing = append(g.missing, win.shown[key])
 			g.lost++
 			res.missing++
+			if laterHeld {
+				res.laterHeld++
+			}
 		}
 	}
 	for _, g := range win.groups {
@@ -245,6 +251,9 @@ func (rc *receiverCheck) account(res *receiverResult, g windowGroup) {
 		res.firstBucket = g.bucket
 	}
 	res.lastBucket = g.bucket
+	if g.lost > 0 && g.lost < g.samples {
+		res.partialGroups++
+	}
 	if g.lost > 0 {
 		res.missingGroups++
 		what := "the bucket's group"
@@ -255,7 +264,8 @@ func (rc *receiverCheck) account(res *receiverResult, g windowGroup) {
 		if g.lost == g.samples {
 			all = " (all of it: the request carrying it was never stored)"
 		}
-		res.name("missing", fmt.Sprintf("%s: %d of the %d samples of %s%s, e.g. %s", tape.AppendTime(nil, g.bucket), g.lost, g.samples, what, all, strings.Join(g.missing, ", ")))
+		slices.Sort(g.missing)
+		res.name("missing", fmt.Sprintf("%s: %d of the %d samples of %s%s, e.g. %s", tape.AppendTime(nil, g.bucket), g.lost, g.samples, what, all, strings.Join(g.missing[:min(3, len(g.missing))], ", ")))
 	}
 	whole := g.lost == 0 && !g.wrong
 	if !whole && res.firstBroken < 0 {
@@ -288,7 +298,20 @@ func (rc *receiverCheck) print(w io.Writer, res *receiverResult) {
 	}
 	fmt.Fprintf(w, "receiver: %s does not hold the tape: of its %d samples (%d groups, %s) %d missing (in %d groups), %d doubled, %d different; %d extra\n",
 		where, res.samples, res.groups, span, res.missing, res.missingGroups, res.doubled, res.different, res.extra)
+	if res.merged() {
+		fmt.Fprintln(w, "receiver: doubled   buckets merged: groups keep some of their samples and lose others, and each missing sample's series holds a later one: the signature of a deduplication window wider than a bucket (VictoriaMetrics -dedup.minScrapeInterval), which keeps one sample of each interval and so one bucket of several")
+	}
 	fmt.Fprintln(w, rc.copyEnds(res))
+}
+
+// merged reports the signature of a dedup window merging buckets: the
+// receiver kept, of each series, the last sample of an interval, so a
+// group loses the series that come again in a later bucket of the interval
+// (every series of the first bucket, often) and keeps those that do not;
+// each missing sample's series holds a later one. Lost requests lose their
+// groups whole, never a part of one.
+func (res *receiverResult) merged() bool {
+	return res.missing > 0 && res.partialGroups > 0 && res.laterHeld == res.missing
 }
 
 // copyEnds says where the receiver's copy ends: the newest bucket it
@@ -429,6 +452,9 @@ func (rc *receiverCheck) advice(dir string) string {
 			"(a receiver takes samples older than its newest only when it accepts out-of-order samples: Prometheus' out_of_order_time_window, Mimir's and Cortex's -ingester.out-of-order-time-window; VictoriaMetrics always; one it already holds it takes again as the same sample); "+
 			"when only the tail is missing (a lost cursor), the --from the copy's end gives above resumes after it",
 			labels, dir, tape.AppendTime(nil, res.firstBroken), dir))
+	}
+	if res.merged() {
+		fix = append(fix, "buckets merged are a deduplication window wider than a bucket: run VictoriaMetrics with -dedup.minScrapeInterval=1ms, delete the series it merged (/api/v1/admin/tsdb/delete_series) and push the tape again")
 	}
 	if res.doubled > 0 {
 		fix = append(fix, "doubled samples are a receiver that keeps a sample sent twice (VictoriaMetrics without -dedup.minScrapeInterval): start it with -dedup.minScrapeInterval=1ms, which keeps one of each and merges no buckets (an interval as wide as a bucket merges them)")
