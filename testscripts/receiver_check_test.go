@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +116,16 @@ func TestTgcheckReceiverHoldsWhenPrometheus2Prometheus3AndVictoriaMetricsHoldThe
 			// In windows of 37 samples: dozens of windows, each group in
 			// one, the same answer.
 			mustHold(t, len(all), "--receiver", r.base(), "--query-samples", "37", st)
+			// --from a bucket on: the samples stamped at or after its start
+			// (a bucket's are at its last millisecond).
+			from := firstAfter(t, all, 10, storeWidth(t, st))
+			n := 0
+			for _, row := range all {
+				if stampOf(t, row).Compare(from) >= 0 {
+					n++
+				}
+			}
+			mustHold(t, n, "--receiver", r.base(), "--from", from.Format(time.RFC3339), st)
 			// With --against, one command proves log → tape → receiver.
 			out, code := tgcheckReceiver(t, "--against", log, "--receiver", r.base(), st)
 			if code != 0 || !strings.Contains(out, "0 differences") || !strings.Contains(out, "holds every one") {
@@ -122,6 +133,33 @@ func TestTgcheckReceiverHoldsWhenPrometheus2Prometheus3AndVictoriaMetricsHoldThe
 			}
 		})
 	}
+}
+
+// firstAfter is the start of the bucket of the k-th distinct stamp of the
+// receiver's rows.
+func firstAfter(t *testing.T, rows []string, k int, width time.Duration) time.Time {
+	t.Helper()
+	var stamps []int64
+	for _, r := range rows {
+		stamps = append(stamps, stampOf(t, r).UnixMilli())
+	}
+	slices.Sort(stamps)
+	stamps = slices.Compact(stamps)
+	if len(stamps) <= k {
+		t.Fatalf("%d stamps, fewer than %d", len(stamps), k+1)
+	}
+	return time.UnixMilli(stamps[k]).Add(time.Millisecond - width).UTC()
+}
+
+// stampOf is a tsv row's time.
+func stampOf(t *testing.T, row string) time.Time {
+	t.Helper()
+	ts, _, _ := strings.Cut(row, "\t")
+	at, err := time.Parse(stampFormat, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }
 
 // dropProxy stands before a receiver's remote-write endpoint and answers
