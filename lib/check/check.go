@@ -29,6 +29,11 @@
 //   - Only entries the tape knows of are compared: those before the largest
 //     position the tape records for their store (seal at=, marker end=,
 //     end at=), so a live tape is comparable with a store that has grown.
+//   - The receiver check (--receiver, receiver.go) expects exactly what
+//     tgpush sends for the tape (push.Sent) and reads it back as raw
+//     samples in windows of bounded size: it holds only when every sample
+//     is there once with its value and nothing else is, for the tape's
+//     metric names and --labels inside its time range.
 package check
 
 import (

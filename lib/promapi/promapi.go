@@ -191,5 +191,11 @@ func parsePoint(p [2]json.RawMessage) (Sample, error) {
 	return Sample{Ms: ms, Value: v}, nil
 }
 
-// Quote is a label value as a PromQL string.
-func Quote(v string) string { return strconv.Quote(v) }
+// Quote is a label value as a PromQL string: in double quotes, a
+// backslash, a double quote and a newline escaped, every other byte as it
+// is (PromQL and MetricsQL read UTF-8 in a string as it is).
+func Quote(v string) string {
+	return `"` + quoter.Replace(v) + `"`
+}
+
+var quoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

@@ -52,3 +52,11 @@ func FuzzParseMatrix(f *testing.F) {
 		}
 	})
 }
+
+func TestQuoteEscapesOnlyWhatEndsOrBreaksAString(t *testing.T) {
+	for in, want := range map[string]string{`a`: `"a"`, `a"b`: `"a\"b"`, `c:\x`: `"c:\\x"`, "l\nm": `"l\nm"`, "é": `"é"`} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
