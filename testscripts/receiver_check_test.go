@@ -173,6 +173,9 @@ type dropProxy struct {
 	stamps  [][]int64       // each dropped request's stamps
 	sealed  []bool          // whether the dropped request is a bucket's (it has timbertally_entries)
 	kept    [][]int64       // each forwarded sealed request's stamps
+	// drop says which requests are answered 204 and not forwarded (the
+	// n-th, from 1; sealed: a bucket's); nil: every third.
+	drop func(n int64, sealed bool) bool
 }
 
 func (p *dropProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -203,7 +206,8 @@ func (p *dropProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.n.Add(1)%3 == 0 {
+	n := p.n.Add(1)
+	if p.drop == nil && n%3 == 0 || p.drop != nil && p.drop(n, sealed) {
 		for _, r := range rows {
 			p.dropped[r] = true
 		}
@@ -558,4 +562,47 @@ func TestTgcheckReceiverNamesBucketsAVictoriaMetricsDedupWindowWiderThanABucketM
 		t.Fatalf("exit %d, want 1 naming the buckets merged:\n%s", code, out)
 	}
 	t.Logf("VictoriaMetrics holds %d of the tape's %d rows:\n%s", len(series), len(want), out)
+}
+
+func TestTheCopysEndAfterTheMarkersOfARunWereLostResumesWithTheirBucketAndThenHolds(t *testing.T) {
+	prom, dir, log, st := startedWithStore(t, "prometheus", "access.log", 600)
+	// A second run of only malformed lines: its !drop counts are a
+	// marker-only group, sent after the last bucket's.
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("no Apache line\nnor this\n")
+	f.Close()
+	mustRun(t, dir, "feed", "-q", log, "--", "tally", "--run", st)
+	proxy := &dropProxy{target: prom.writeURL(), dropped: map[string]bool{}, drop: func(_ int64, sealed bool) bool { return !sealed }}
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+	mustRun(t, dir, "tgpush", "--once", "-q", "--url", srv.URL+"/api/v1/write", st)
+	if len(proxy.stamps) != 1 {
+		t.Fatalf("the proxy dropped %d marker-only groups, want the one", len(proxy.stamps))
+	}
+	width := storeWidth(t, st)
+	last := bucketOf(proxy.kept[len(proxy.kept)-1][0], width).Format(time.RFC3339)
+	out, code := tgcheckReceiver(t, "--receiver", prom.base(), st)
+	ends := fmt.Sprintf("its copy ends at the bucket at %s, the newest it holds whole, but not the data-quality counts of the runs after it; tgpush --from %s resumes with that bucket", last, last)
+	if code != 1 || !strings.Contains(out, ends) || !strings.Contains(out, fmt.Sprintf("%d missing (in 1 groups)", len(proxy.dropped))) {
+		t.Fatalf("exit %d, want 1, %d missing in 1 group and %q:\n%s", code, len(proxy.dropped), ends, out)
+	}
+	// The resume, run as printed (a cursor of its own: the old one is past
+	// it), and the receiver holds the tape.
+	mustRun(t, dir, "tgpush", "--once", "-q", "--cursor", filepath.Join(dir, "resume.cursor"), "--from", last, "--url", prom.writeURL(), st)
+	all := prom.samples("", "")
+	mustHold(t, len(all), "--receiver", prom.base(), st)
+	_, quality := splitQuality(all)
+	dropped := 0.0
+	for _, q := range quality {
+		if f := strings.Split(q, "\t"); f[1] == "timbertally_dropped_entries" {
+			v, _ := strconv.ParseFloat(f[3], 64)
+			dropped += v
+		}
+	}
+	if want := tapeCounts(t, st, "!drop"); dropped != want {
+		t.Errorf("Prometheus holds %v dropped entries, the tape's !drop markers %v", dropped, want)
+	}
 }

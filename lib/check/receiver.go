@@ -93,6 +93,7 @@ type receiverResult struct {
 	partialGroups                      int   // groups some of whose samples are missing, not all
 	whole                              int64 // the newest sealed bucket held whole; -1: none
 	wholeWidth                         time.Duration
+	markersLost                        bool  // the marker-only groups after whole are not held whole
 	firstBroken                        int64 // the oldest bucket not held whole; -1: none
 	names                              map[string]bool
 }
@@ -271,8 +272,11 @@ func (rc *receiverCheck) account(res *receiverResult, g windowGroup) {
 	if !whole && res.firstBroken < 0 {
 		res.firstBroken = g.bucket
 	}
-	if whole && g.sealed {
-		res.whole, res.wholeWidth = g.bucket, g.width
+	switch {
+	case whole && g.sealed:
+		res.whole, res.wholeWidth, res.markersLost = g.bucket, g.width, false
+	case !whole && !g.sealed && g.bucket == res.whole:
+		res.markersLost = true // the counts of a run after it: tgpush --from must send its bucket again
 	}
 }
 
@@ -322,6 +326,13 @@ func (rc *receiverCheck) copyEnds(res *receiverResult) string {
 	}
 	next := string(tape.AppendTime(nil, res.whole+int64(res.wholeWidth)))
 	s := fmt.Sprintf("receiver: its copy ends at the bucket at %s, the newest it holds whole; tgpush --from %s resumes after it", tape.AppendTime(nil, res.whole), next)
+	if res.markersLost {
+		// tgpush sends a bucket's marker-only groups only with the bucket
+		// (--from skips them with it): the bucket goes again, the same
+		// samples, which a receiver takes as the ones it holds.
+		at := string(tape.AppendTime(nil, res.whole))
+		s = fmt.Sprintf("receiver: its copy ends at the bucket at %s, the newest it holds whole, but not the data-quality counts of the runs after it; tgpush --from %s resumes with that bucket (its samples again, the same ones)", at, at)
+	}
 	if res.firstBroken >= 0 && res.firstBroken < res.whole {
 		s += fmt.Sprintf(" (but it does not hold the buckets before it whole either, from the bucket at %s on: see above)", tape.AppendTime(nil, res.firstBroken))
 	}
