@@ -126,12 +126,39 @@ func TestTgcheckReceiverHoldsWhenPrometheus2Prometheus3AndVictoriaMetricsHoldThe
 				}
 			}
 			mustHold(t, n, "--receiver", r.base(), "--from", from.Format(time.RFC3339), st)
+			if kind == "prometheus" {
+				progressOnATerminal(t, r.base(), st, len(all))
+			}
 			// With --against, one command proves log → tape → receiver.
 			out, code := tgcheckReceiver(t, "--against", log, "--receiver", r.base(), st)
 			if code != 0 || !strings.Contains(out, "0 differences") || !strings.Contains(out, "holds every one") {
 				t.Errorf("tgcheck --against --receiver: exit %d:\n%s", code, out)
 			}
 		})
+	}
+}
+
+// progressOnATerminal runs tgcheck --receiver on a terminal (script(1)
+// gives it one) in windows of 100 samples and finds its progress line
+// rewritten as it reads, ending with all n samples, and cleared.
+func progressOnATerminal(t *testing.T, base, st string, n int) {
+	t.Helper()
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Fatalf("script(1) is missing (apt-get install bsdutils): %v", err)
+	}
+	tg, err := exec.LookPath("tgcheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := fmt.Sprintf("%s --receiver %s --query-samples 100 %s", tg, base, st)
+	out, err := exec.Command(scriptBin, "-qec", cmd, "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s on a terminal: %v\n%s", cmd, err, out)
+	}
+	lines := regexp.MustCompile(`\r\x1b\[Ktgcheck: receiver: (\d+) samples read back`).FindAllStringSubmatch(string(out), -1)
+	if len(lines) < 3 || lines[len(lines)-1][1] != strconv.Itoa(n) || !strings.Contains(string(out), "\r\x1b[K") {
+		t.Fatalf("want a progress line a window, the last at %d samples, then cleared:\n%q", n, out)
 	}
 }
 
