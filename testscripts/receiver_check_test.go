@@ -2,6 +2,7 @@ package testscripts
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/klauspost/compress/snappy"
+	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -632,4 +634,44 @@ func TestTheCopysEndAfterTheMarkersOfARunWereLostResumesWithTheirBucketAndThenHo
 	if want := tapeCounts(t, st, "!drop"); dropped != want {
 		t.Errorf("Prometheus holds %v dropped entries, the tape's !drop markers %v", dropped, want)
 	}
+}
+
+func TestTgcheckReceiverReadsAPrometheusBehindBasicAuthAndTLSWithTheCredentialsFromFilesAndNeverShowsThem(t *testing.T) {
+	dir := t.TempDir()
+	ca, caPEM := testCA(t, dir)
+	const password = "correct horse"
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := filepath.Join(dir, "web.yml")
+	writeFile(t, web, fmt.Appendf(nil, "tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  web1: %s\n",
+		filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key"), hash))
+	prom := newReceiver(t, "prometheus", "--web.config.file="+web)
+	prom.scheme = "https"
+	prom.client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca}}
+	prom.start()
+	log := filepath.Join(dir, "access.log")
+	pushLog(t, log, 600)
+	st := pipeline(t, dir, log)
+	right, wrong := filepath.Join(dir, "right"), filepath.Join(dir, "wrong")
+	writeFile(t, right, []byte(password+"\n"))
+	writeFile(t, wrong, []byte("Tr0ub4dor&3\n"))
+	creds := func(pw string) []string {
+		return []string{"--ca-file", caPEM, "--basic-auth-user", "web1", "--basic-auth-password-file", pw}
+	}
+	mustRun(t, dir, append(append([]string{"tgpush", "--once", "-q", "--url", prom.writeURL()}, creds(right)...), st)...)
+
+	out, code := tgcheckReceiver(t, append(append([]string{"--receiver", prom.base()}, creds(wrong)...), st)...)
+	if code != 1 || !strings.Contains(out, "it refused the credentials (401 Unauthorized)") || strings.Contains(out, "Tr0ub4dor") {
+		t.Errorf("a wrong password: exit %d:\n%s", code, out)
+	}
+	out, code = tgcheckReceiver(t, "--receiver", prom.base(), "--basic-auth-user", "web1", "--basic-auth-password-file", right, st)
+	if code != 1 || !strings.Contains(out, "--ca-file") || strings.Contains(out, password) {
+		t.Errorf("no --ca-file: exit %d:\n%s", code, out)
+	}
+	all := prom.samples("web1", password)
+	series, _ := splitQuality(all)
+	sameRows(t, series, tapeRows(t, st))
+	mustHold(t, len(all), append(append([]string{"--receiver", prom.base()}, creds(right)...), st)...)
 }

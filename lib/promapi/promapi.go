@@ -19,7 +19,9 @@ package promapi
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -75,10 +77,17 @@ func Range(ctx context.Context, d Doer, endpoint *url.URL, selector string, from
 	if ue, ok := err.(*url.Error); ok {
 		err = ue.Err // its text repeats the URL, whose query may hold a secret
 	}
+	var unknown x509.UnknownAuthorityError
+	if errors.As(err, &unknown) {
+		return nil, fmt.Errorf("cannot ask its query API: %v; give the CA that signed its certificate with --ca-file", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot ask its query API: %v", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return nil, fmt.Errorf("it refused the credentials (%s); give the right ones with --bearer-token-file, or --basic-auth-user and --basic-auth-password-file, or --header-file", resp.Status)
+	}
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("reading the answer: %v", err)
