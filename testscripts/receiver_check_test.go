@@ -427,7 +427,11 @@ func startCortex(t *testing.T) []*cortexNode {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		n.cmd = exec.Command(bin, args...)
+		n.cmd.Dir = dir // its querier's active-query-tracker/ goes there
 		n.cmd.Stdout, n.cmd.Stderr = f, f
 		if err := n.cmd.Start(); err != nil {
 			t.Fatal(err)
