@@ -543,6 +543,12 @@ func TestTgcheckReceiverHoldsALiveFeedAndAFleetPushedIntoACortexClusterThroughAT
 	sameRows(t, series, withLabel(tapeRows(t, st), "live"))
 	checkQualityAgainstTape(t, quality, st)
 	mustHold(t, len(all), "--receiver", query, "--label", "host=live", st)
+	// The one command of the README: log → tape → TSDB, on a store whose
+	// feed ran --follow.
+	out, code := tgcheckReceiver(t, "--open", "--against", log, "--receiver", query, "--label", "host=live", st)
+	if code != 0 || !strings.Contains(out, " 0 differences") || !strings.Contains(out, fmt.Sprintf("holds every one of the tape's %d samples", len(all))) {
+		t.Errorf("tgcheck --open --against --receiver: exit %d:\n%s", code, out)
+	}
 	t.Logf("%d lines written; node 2 killed -9 once mid-run; node 3 answers %d samples", written, len(all))
 
 	// A fleet of two hosts, into node 1 (node 2 still down), each checked
@@ -569,7 +575,7 @@ func TestTgcheckReceiverHoldsALiveFeedAndAFleetPushedIntoACortexClusterThroughAT
 	}
 	// Another host's label: the same buckets with other values, which the
 	// check names.
-	out, code := tgcheckReceiver(t, "--receiver", query, "--label", "host=web2", stores[0])
+	out, code = tgcheckReceiver(t, "--receiver", query, "--label", "host=web2", stores[0])
 	if code != 1 || !strings.Contains(out, "receiver: different ") {
 		t.Errorf("web1's tape against web2's series: exit %d, want 1 naming different samples:\n%s", code, out)
 	}
