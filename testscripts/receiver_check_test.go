@@ -128,6 +128,7 @@ func TestTgcheckReceiverHoldsWhenPrometheus2Prometheus3AndVictoriaMetricsHoldThe
 				}
 			}
 			mustHold(t, n, "--receiver", r.base(), "--from", from.Format(time.RFC3339), st)
+			mustHold(t, len(all)-n, "--receiver", r.base(), "--to", from.Format(time.RFC3339), st)
 			if kind == "prometheus" {
 				progressOnATerminal(t, r.base(), st, len(all))
 			}
