@@ -39,9 +39,12 @@ type Options struct {
 	IdleTick  time.Duration
 	MaxLine   int
 	Stall     time.Duration
-	Quiet     bool
-	Progress  bool // draw the progress line on Stderr (a terminal)
-	Stderr    io.Writer
+	// RotateWait is how long a renamed generation must be quiet before
+	// the file at the path is read (store.Options.Drain).
+	RotateWait time.Duration
+	Quiet      bool
+	Progress   bool // draw the progress line on Stderr (a terminal)
+	Stderr     io.Writer
 }
 
 // stream is one store's state in the main loop.
@@ -62,6 +65,7 @@ type stream struct {
 	glob    string      // the --glob it matched; "": named on the command line
 	gone    int         // consecutive glob scans that found its file gone
 	from    string      // where the resume position came from (protocol.FromCursor, ...)
+	drained drainNotes  // what was said of the renamed generation being drained
 }
 
 // size is what the prepared chunk adds to what the consumer holds untaken.
@@ -201,6 +205,10 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 	}
 	opt := store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow}
 	if f.opt.Follow {
+		// A one-shot run reads what is there now; following, a renamed
+		// generation is read to its end, which only its writer's
+		// silence tells (docs/decisions.md).
+		opt.Drain = f.opt.RotateWait
 		// At the live edge of many stores the path's stat is half the
 		// cost of a poll; a rotation waits up to a second for it.
 		opt.PathEvery = time.Second
@@ -579,6 +587,7 @@ func (f *feeder) noteRotations(s *stream) {
 		}
 	}
 	s.gens = len(gens)
+	f.noteDrain(s)
 }
 
 func (f *feeder) allEnded() bool {
@@ -710,7 +719,10 @@ func (f *feeder) status() (string, int64) {
 	var total int64
 	for _, s := range f.streams {
 		state := "flowing"
-		if f.led.parked(s.i) {
+		switch {
+		case s.draining():
+			state = "draining its renamed file"
+		case f.led.parked(s.i):
 			state = "parked"
 		}
 		behind, _ := s.r.Behind() // a failed stat shows 0; the next read reports it
