@@ -22,6 +22,7 @@ type drainer struct {
 	draining  bool          // at the renamed generation's end, the new file waiting
 	drainGone bool          // the renamed generation has no name left (compressed, removed)
 	grewAt    time.Time     // when the draining generation last gave bytes
+	successor *os.File      // the file at the path when the drain began: the next generation
 	prev      *os.File      // the generation before the one being read, renamed away
 	prevGen   Gen           // its generation
 	prevEnd   int64         // its size when the Reader moved past it (plus what Late reported)
@@ -84,8 +85,13 @@ func (r *Reader) keepPrev(f *os.File, g Gen, end int64) {
 	r.draining, r.drainGone, r.grewAt = false, false, time.Time{}
 }
 
-// dropPrev closes the generation left behind.
+// dropPrev closes the generation left behind, and the next one while
+// it is waited for (Close).
 func (r *Reader) dropPrev() {
+	if r.successor != nil {
+		r.successor.Close()
+		r.successor = nil
+	}
 	if r.prev != nil {
 		r.prev.Close()
 		r.prev = nil

@@ -658,25 +658,21 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)
 	}
-	pfi, err := os.Stat(r.path)
-	if err != nil || os.SameFile(fi, pfi) {
-		return false, nil // not rotated, or renamed and not yet recreated
-	}
-	if r.claimed != nil && r.claimed(r.path) {
-		return false, nil // another store's generation: not this store's
-	}
-	if r.drainOn(fi) {
-		return false, nil // its writer may still hold it
-	}
-	f, err := os.Open(r.path)
-	if err != nil {
-		return false, nil // recreated and gone again: look at the next poll
+	f, err := r.nextFile(fi)
+	if f == nil || err != nil {
+		return false, err
 	}
 	nfi, err := f.Stat()
 	if err != nil {
 		f.Close()
+		r.successor = nil
 		return false, fmt.Errorf("store: %w", err)
 	}
+	if r.drainOn(fi) {
+		r.successor = f // its writer may still hold the old file
+		return false, nil
+	}
+	r.successor = nil
 	// Renamed twice while the old file was read (feed behind, or two
 	// rotations within a poll), a generation in between is beside the
 	// path under a rotated name, and is skipped: named, so that it is not
@@ -688,6 +684,29 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	r.begin(f, nfi, end, "renamed")
 	r.gen().Skipped = skipped
 	return true, nil
+}
+
+// nextFile returns the file that follows the one being read, whose info
+// is fi: the one found at the path when a drain began (wherever a later
+// rotation has renamed it since: a rotation during the drain must not
+// skip it), else the file at the path now when it is another file; nil
+// when there is none.
+func (r *Reader) nextFile(fi os.FileInfo) (*os.File, error) {
+	if r.successor != nil {
+		return r.successor, nil
+	}
+	pfi, err := os.Stat(r.path)
+	if err != nil || os.SameFile(fi, pfi) {
+		return nil, nil // not rotated, or renamed and not yet recreated
+	}
+	if r.claimed != nil && r.claimed(r.path) {
+		return nil, nil // another store's generation: not this store's
+	}
+	f, err := os.Open(r.path)
+	if err != nil {
+		return nil, nil // recreated and gone again: look at the next poll
+	}
+	return f, nil
 }
 
 // truncated starts a new generation of the same file at position end when
