@@ -53,5 +53,7 @@
 //     (a file that would take a store's id, or is a store's file under
 //     another name, is named once and not read).
 //   - idle is sent only at a store's live edge: following, everything
-//     delivered and taken (window or not), and nothing new at the last poll.
+//     delivered and taken (window or not), and nothing new at the last poll;
+//     never while the store drains a renamed generation (--rotate-wait),
+//     whose successor's lines wait: an idle would seal their buckets.
 package feed
