@@ -160,7 +160,8 @@ func (f *feeder) open() error {
 	if err != nil {
 		return err
 	}
-	for _, n := range f.globs.notes {
+	stores, globbed, links := linkedStores(stores, globbed)
+	for _, n := range append(f.globs.notes, links...) {
 		f.note("%s", n)
 	}
 	if len(stores) == 0 && len(f.opt.Globs) > 0 {

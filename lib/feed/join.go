@@ -93,6 +93,9 @@ func (f *feeder) scanGlobs(now time.Time) error {
 	clear(g.seen)
 	for _, p := range g.patterns {
 		paths, _ := filepath.Glob(p) // checked well formed on the command line
+		// A link joins after the other matches: when its file is one of
+		// them, that name is the store, and the link's is noted.
+		paths = linksLast(paths, func(path string) bool { return g.paths[path] || g.refused[path] })
 		for _, path := range paths {
 			g.seen[path] = true
 			if g.paths[path] || g.refused[path] {
@@ -137,6 +140,11 @@ func (f *feeder) join(pattern, path string, fi os.FileInfo) error {
 		return nil
 	}
 	for _, s := range f.streams {
+		if isLink(path) && os.SameFile(fi, statOf(s.r)) {
+			g.refused[path] = true
+			f.note("%s", linkNote(path, pattern, s.Store))
+			return nil
+		}
 		if os.SameFile(fi, statOf(s.r)) {
 			g.refused[path] = true
 			f.note("feed: %s matches --glob %s but is the file of store %s (%s), renamed: it is read as that store, not as a new one", path, pattern, s.ID, s.Path)
@@ -189,4 +197,19 @@ func (f *feeder) checkGone(s *stream) error {
 func appendStore(b []byte, s *stream) []byte {
 	g := s.r.GenAt(s.r.Pos())
 	return protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
+}
+
+// linksLast returns paths with the symbolic links among those not known
+// (a new match is looked at once: an lstat each) after the others.
+func linksLast(paths []string, known func(string) bool) []string {
+	out := make([]string, 0, len(paths))
+	var links []string
+	for _, p := range paths {
+		if !known(p) && isLink(p) {
+			links = append(links, p)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return append(out, links...)
 }
