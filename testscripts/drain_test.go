@@ -115,7 +115,8 @@ func (s *server) rotate() *os.File {
 // with the server appending to the renamed file for 2 s before it reopens
 // (nginx's USR1), the second with the old writers finishing into the
 // renamed file for 2 s while the new ones write the new file (Apache's
-// graceful restart); 4 s of writing the new file after each.
+// graceful restart); 6 s of writing the new file after each (a cursor two
+// generations behind after a kill is refused: docs/feed.md).
 func (s *server) run() {
 	f, err := os.OpenFile(filepath.Join(s.dir, "access.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -140,7 +141,7 @@ func (s *server) run() {
 		}
 		f.Close()
 		f = nf
-		s.writeFor(f, k+1, 4*time.Second)
+		s.writeFor(f, k+1, 6*time.Second)
 	}
 	s.writeFor(f, len(s.gens)-1, time.Hour) // the rest of the corpus
 	f.Close()
@@ -179,7 +180,7 @@ func drainRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) int {
 	logs := filepath.Join(h.root, fmt.Sprintf("logs%d", round))
 	os.MkdirAll(logs, 0o755)
 	corpus := filepath.Join(h.root, fmt.Sprintf("corpus%d", round))
-	synth := exec.Command("tgsynth", "--lines", "7200", "--seed", strconv.Itoa(round+21), "--rate", strconv.Itoa(drainRate),
+	synth := exec.Command("tgsynth", "--lines", "10000", "--seed", strconv.Itoa(round+21), "--rate", strconv.Itoa(drainRate),
 		"--jitter", "1s", "--malformed", "0.02", "--output", corpus)
 	if out, err := synth.CombinedOutput(); err != nil {
 		t.Fatalf("tgsynth: %v\n%s", err, out)

@@ -98,7 +98,6 @@ type feeder struct {
 	clock   clock
 	stop    shutdown
 	prog    *progress
-	copied  bool // the copytruncate note is printed
 	globs   globber
 	idles   []byte // the idle lines due in a tick, written at once
 }
@@ -567,10 +566,11 @@ func (f *feeder) prepareStores() (read int, dry bool, err error) {
 }
 
 // noteRotations says once per rotation where the store's new generation
-// starts, and once per run what copytruncate costs.
+// starts, and for a truncation in place what it cost (warnTruncated).
 func (f *feeder) noteRotations(s *stream) {
 	gens := s.r.Gens()
-	for _, g := range gens[s.gens:] {
+	for k := s.gens; k < len(gens); k++ {
+		g := gens[k]
 		switch g.Cause {
 		case "older", "open", "created":
 			continue // the generations named, read in turn; a file waited for
@@ -582,9 +582,8 @@ func (f *feeder) noteRotations(s *stream) {
 		if g.Skipped != "" {
 			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; run feed with less lag, or %s", s.ID, g.Skipped, f.rederive())
 		}
-		if g.Cause == "truncated" && !f.copied {
-			f.copied = true
-			f.warn("feed: warning: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
+		if g.Cause == "truncated" && k > 0 {
+			f.warnTruncated(s, gens[k-1], g.Base)
 		}
 	}
 	s.gens = len(gens)
