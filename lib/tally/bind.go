@@ -384,3 +384,28 @@ func (b *bindings) checkStore(dir string, s declared, frontier int64, torn int) 
 	}
 	return nil
 }
+
+// FirstGens returns, per store id, the generation its tape's counting
+// began in (the binding at its lowest offset), as feed's store line named
+// it: where it begins on the store's axis and a CRC-32 of its first bytes.
+// A check against a list of generations places that one by its first
+// bytes: those before it in the list were never fed to this tape.
+func FirstGens(dir string) (map[string]protocol.Gen, error) {
+	b, err := loadBindings(dir, filepath.Join(dir, tapeFile))
+	if err != nil || b == nil {
+		return nil, err
+	}
+	first := map[string]binding{}
+	for _, s := range b.stores {
+		if f, ok := first[s.id]; !ok || s.offset < f.offset {
+			first[s.id] = s
+		}
+	}
+	out := map[string]protocol.Gen{}
+	for id, s := range first {
+		if s.gen.Known && s.gen.SigLen > 0 {
+			out[id] = s.gen
+		}
+	}
+	return out, nil
+}
