@@ -148,6 +148,7 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 // --reset a cursor that does not parse is replaced, not an error: it must not
 // stand in the way of re-deriving.
 func (f *feeder) open() error {
+	since := lastLooked(f.opt.Cursor)
 	replaced, err := f.cp.load(f.opt.Reset)
 	if err != nil {
 		return err
@@ -175,7 +176,11 @@ func (f *feeder) open() error {
 	}
 	ids := make([]string, len(stores))
 	start := make([]int64, len(stores))
+	f.globs.lookedAt = time.Now()
 	for i, st := range stores {
+		if globbed[i] != "" {
+			st = f.born(st, since)
+		}
 		s, err := f.openStream(st, i, globbed[i] != "", false)
 		if err != nil {
 			return err

@@ -5,6 +5,11 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 )
 
 // Placed is one file of a store's list placed on the axis of the files
@@ -64,4 +69,35 @@ func (o *older) count() (n, lines int64, err error) {
 			return n, lines, o.readErr(err)
 		}
 	}
+}
+
+// RotatedSiblings returns the regular files beside path under a rotated
+// name (path's name followed by ".1", ".2.gz", "-20261201": the names
+// FindHistory and a rotation's check look under) last written at or after
+// since, oldest first by that time: a file born and rotated before feed
+// first read it leaves its first generation there, written no earlier
+// than feed last looked at the directory.
+func RotatedSiblings(path string, since time.Time) []string {
+	dir, base := filepath.Split(path)
+	entries, _ := os.ReadDir(filepath.Clean(dir + "."))
+	type sib struct {
+		path string
+		at   time.Time
+	}
+	var sibs []sib
+	for _, e := range entries {
+		suffix, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !e.Type().IsRegular() || !rotatedSuffix.MatchString(suffix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && !fi.ModTime().Before(since) {
+			sibs = append(sibs, sib{dir + e.Name(), fi.ModTime()})
+		}
+	}
+	slices.SortStableFunc(sibs, func(a, b sib) int { return a.at.Compare(b.at) })
+	out := make([]string, len(sibs))
+	for i, s := range sibs {
+		out[i] = s.path
+	}
+	return out
 }
