@@ -148,7 +148,6 @@ func Run(opt Options, signals <-chan os.Signal) (int, error) {
 // --reset a cursor that does not parse is replaced, not an error: it must not
 // stand in the way of re-deriving.
 func (f *feeder) open() error {
-	since := lastLooked(f.opt.Cursor)
 	replaced, err := f.cp.load(f.opt.Reset)
 	if err != nil {
 		return err
@@ -176,12 +175,14 @@ func (f *feeder) open() error {
 	}
 	ids := make([]string, len(stores))
 	start := make([]int64, len(stores))
-	f.globs.lookedAt = time.Now()
 	for i, st := range stores {
+		var s *stream
+		var err error
 		if globbed[i] != "" {
-			st = f.born(st, since)
+			s, err = f.openGlob(st, i, false)
+		} else {
+			s, err = f.openStream(st, i, false, false)
 		}
-		s, err := f.openStream(st, i, globbed[i] != "", false)
 		if err != nil {
 			return err
 		}

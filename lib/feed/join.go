@@ -28,7 +28,6 @@ type globber struct {
 	seen      map[string]bool // the files the last scan matched
 	notes     []string        // at start: the matches that are rotated generations
 	scannedAt time.Time
-	lookedAt  time.Time // when the matches were last read: at start, then at each scan (births)
 }
 
 // expand returns the run's stores: those named, then every file the
@@ -91,8 +90,6 @@ func (f *feeder) scanGlobs(now time.Time) error {
 		return nil
 	}
 	g.scannedAt = now
-	since := g.lookedAt
-	g.lookedAt = time.Now()
 	clear(g.seen)
 	for _, p := range g.patterns {
 		paths, _ := filepath.Glob(p) // checked well formed on the command line
@@ -110,7 +107,7 @@ func (f *feeder) scanGlobs(now time.Time) error {
 				continue
 			}
 			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-				if err := f.join(p, path, fi, since); err != nil {
+				if err := f.join(p, path, fi); err != nil {
 					return err
 				}
 			}
@@ -134,7 +131,7 @@ func (f *feeder) scanGlobs(now time.Time) error {
 // and it is read from its start (or where the cursor has it). A file that
 // would take another store's id, or that is another store's file (a
 // rotated name the pattern also matches), is named once and not read.
-func (f *feeder) join(pattern, path string, fi os.FileInfo, since time.Time) error {
+func (f *feeder) join(pattern, path string, fi os.FileInfo) error {
 	g := &f.globs
 	id := store.GlobID(pattern, path)
 	if i, dup := f.led.ids[id]; dup {
@@ -159,7 +156,7 @@ func (f *feeder) join(pattern, path string, fi os.FileInfo, since time.Time) err
 		f.note("feed: %s matches --glob %s but is a generation of store %s, renamed: its entries are that store's, not read again", path, pattern, other)
 		return nil
 	}
-	s, err := f.openStream(f.born(Store{ID: id, Path: path}, since), len(f.streams), true, true)
+	s, err := f.openGlob(Store{ID: id, Path: path}, len(f.streams), true)
 	if err != nil {
 		g.refused[path] = true
 		f.warn("%v; it is not read", err)

@@ -73,11 +73,9 @@ func (o *older) count() (n, lines int64, err error) {
 
 // RotatedSiblings returns the regular files beside path under a rotated
 // name (path's name followed by ".1", ".2.gz", "-20261201": the names
-// FindHistory and a rotation's check look under) last written at or after
-// since, oldest first by that time: a file born and rotated before feed
-// first read it leaves its first generation there, written no earlier
-// than feed last looked at the directory.
-func RotatedSiblings(path string, since time.Time) []string {
+// FindHistory and a rotation's check look under), oldest first by their
+// last write.
+func RotatedSiblings(path string) []string {
 	dir, base := filepath.Split(path)
 	entries, _ := os.ReadDir(filepath.Clean(dir + "."))
 	type sib struct {
@@ -90,7 +88,7 @@ func RotatedSiblings(path string, since time.Time) []string {
 		if !ok || !e.Type().IsRegular() || !rotatedSuffix.MatchString(suffix) {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && !fi.ModTime().Before(since) {
+		if fi, err := e.Info(); err == nil {
 			sibs = append(sibs, sib{dir + e.Name(), fi.ModTime()})
 		}
 	}
