@@ -124,8 +124,9 @@ func TestTwoHundredGlobFilesBornAndRotatedUnderKillsCountEveryLineOnce(t *testin
 		t.Fatalf("the one-shot run failed: %v\n%s", err, out)
 	}
 	got := perStore(t, readFile(t, filepath.Join(dir, "tape")))
-	wrong := 0
+	wrong, total := 0, int64(0)
 	for id, want := range wrote {
+		total += want
 		if got[id] != want {
 			wrong++
 			if wrong <= 10 {
@@ -136,7 +137,7 @@ func TestTwoHundredGlobFilesBornAndRotatedUnderKillsCountEveryLineOnce(t *testin
 	if len(got) != len(wrote) {
 		t.Errorf("the tape names %d stores, the files are %d", len(got), len(wrote))
 	}
-	t.Logf("%d files, %d kills, %d born and rotated while feed was down, %d files wrong", len(wrote), kills, downBirths, wrong)
+	t.Logf("%d files, %d lines, %d kills, %d born and rotated while feed was down, %d files wrong", len(wrote), total, kills, downBirths, wrong)
 	if kills < 2 {
 		t.Errorf("%d kills: the harness must kill at least twice", kills)
 	}
