@@ -57,17 +57,22 @@ func (s *server) writeFor(f *os.File, k int, d time.Duration) {
 	const every = 20 * time.Millisecond
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(every) {
 		b := s.take(drainRate * int(every) / int(time.Second))
-		if len(b) == 0 {
+		if len(b) == 0 || !s.put(f, k, b) {
 			return
 		}
-		if _, err := f.Write(b); err != nil {
-			s.t.Error(err)
-			return
-		}
-		s.mu.Lock()
-		s.gens[k] = append(s.gens[k], b...)
-		s.mu.Unlock()
 	}
+}
+
+// put writes b into f, generation k, and records it there.
+func (s *server) put(f *os.File, k int, b []byte) bool {
+	if _, err := f.Write(b); err != nil {
+		s.t.Error(err)
+		return false
+	}
+	s.mu.Lock()
+	s.gens[k] = append(s.gens[k], b...)
+	s.mu.Unlock()
+	return true
 }
 
 // writeBlock writes b into f, generation k, in even pieces over d.
@@ -76,14 +81,9 @@ func (s *server) writeBlock(f *os.File, k int, b []byte, d time.Duration) {
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	per := max(1, len(lines)/pieces)
 	for i := 0; i < len(lines); i += per {
-		piece := bytes.Join(lines[i:min(i+per, len(lines))], nil)
-		if _, err := f.Write(piece); err != nil {
-			s.t.Error(err)
+		if !s.put(f, k, bytes.Join(lines[i:min(i+per, len(lines))], nil)) {
 			return
 		}
-		s.mu.Lock()
-		s.gens[k] = append(s.gens[k], piece...)
-		s.mu.Unlock()
 		time.Sleep(d / pieces)
 	}
 }
@@ -147,6 +147,34 @@ func (s *server) run() {
 	f.Close()
 }
 
+// followCommand is the pipeline a kill test repeats: feed -q, the cursor
+// beside tally store dir, batches of 256, args (its options and stores),
+// --follow when follow, into tally --run dir, in a process group of its
+// own (startFollowed, followed.kill).
+func followCommand(dir string, follow bool, args ...string) *exec.Cmd {
+	all := append([]string{"-q", "--cursor", dir + ".cursor", "--batch-size", "256"}, args...)
+	if follow {
+		all = append(all, "--follow")
+	}
+	cmd := exec.Command("feed", append(all, "--", "tally", "--run", dir)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// killHarness is a kill test's start: skipped in -short mode, a harness
+// whose root holds doc, and a random source from a seed it logs.
+func killHarness(t *testing.T, doc string) (*crashHarness, *rand.Rand) {
+	if testing.Short() {
+		t.Skip("kill rounds skipped in -short mode")
+	}
+	h := &crashHarness{t: t, root: t.TempDir()}
+	h.doc = filepath.Join(h.root, "kill.tally")
+	writeFile(t, h.doc, []byte(doc))
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	return h, rand.New(rand.NewPCG(seed, 0))
+}
+
 // TestAServerWritingItsRenamedLogIsReadToItsEndUnderKills runs a server
 // writing through logrotate's rotations as nginx and Apache do (server.run)
 // under feed --follow --rotate-wait, while feed, tally or both are killed
@@ -156,15 +184,7 @@ func (s *server) run() {
 // the tape is, byte for byte, the one re-derived from the history: every
 // byte at the position the generations concatenated give it.
 func TestAServerWritingItsRenamedLogIsReadToItsEndUnderKills(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kill rounds skipped in -short mode")
-	}
-	h := &crashHarness{t: t, root: t.TempDir()}
-	h.doc = filepath.Join(h.root, "drain.tally")
-	writeFile(t, h.doc, []byte(drainDoc))
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	h, rng := killHarness(t, drainDoc)
 	const rounds = 2
 	kills := 0
 	for round := range rounds {
@@ -192,13 +212,7 @@ func drainRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) int {
 	dir := h.provision(fmt.Sprintf("drain%d", round))
 	errs := &bytes.Buffer{} // what every run said, for a failure
 	command := func(follow bool) *exec.Cmd {
-		args := []string{"-q", "--cursor", dir + ".cursor", "--rotate-wait", "1500ms", "--idle-tick", "1h", "--batch-size", "256"}
-		if follow {
-			args = append(args, "--follow")
-		}
-		args = append(args, filepath.Join(logs, "access.log"), "--", "tally", "--run", dir)
-		cmd := exec.Command("feed", args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd := followCommand(dir, follow, "--rotate-wait", "1500ms", "--idle-tick", "1h", filepath.Join(logs, "access.log"))
 		cmd.Stderr = errs
 		return cmd
 	}

@@ -5,7 +5,6 @@ package testscripts
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,15 +22,7 @@ import (
 // last one-shot run completes the tape. Each file's lines, as the test
 // wrote them into all its generations, against what the tape holds of it.
 func TestTwoHundredGlobFilesBornAndRotatedUnderKillsCountEveryLineOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kill rounds skipped in -short mode")
-	}
-	h := &crashHarness{t: t, root: t.TempDir()}
-	h.doc = filepath.Join(h.root, "glob.tally")
-	writeFile(t, h.doc, []byte(globDoc))
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	h, rng := killHarness(t, globDoc)
 
 	logs := filepath.Join(h.root, "logs")
 	os.MkdirAll(logs, 0o755)
@@ -86,13 +77,7 @@ func TestTwoHundredGlobFilesBornAndRotatedUnderKillsCountEveryLineOnce(t *testin
 	}
 	dir := h.provision("births")
 	command := func(follow bool) *exec.Cmd {
-		args := []string{"-q", "--cursor", dir + ".cursor", "--idle-tick", "200ms", "--rotate-wait", "300ms", "--batch-size", "256", "--glob", filepath.Join(logs, "*.log")}
-		if follow {
-			args = append(args, "--follow")
-		}
-		cmd := exec.Command("feed", append(args, "--", "tally", "--run", dir)...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return cmd
+		return followCommand(dir, follow, "--idle-tick", "200ms", "--rotate-wait", "300ms", "--glob", filepath.Join(logs, "*.log"))
 	}
 	p := startFollowed(t, command(true))
 	kills, downBirths := 0, 0
