@@ -13,7 +13,7 @@ import (
 func TestTheCopytruncateWarningSaysWhatThisTruncationCost(t *testing.T) {
 	for _, c := range []struct {
 		name, copy string // the copy's content ("": none)
-		want           string
+		want       string
 	}{
 		{"read whole", "first\nsecond\n", "(copytruncate; its copy is COPY): feed had read all of the copy; lines written between the copy and the truncate, if any, are in neither file"},
 		{"not all read", "first\nsecond\nthird\n", "(copytruncate; its copy is COPY): the copy's last 6 bytes were written before the copy and not yet read by feed, and are not counted; to count them, re-derive, both steps in this order: tally --provision --replace --doc TALLYSTORE/document TALLYSTORE (the old tape is kept beside it), then feed --reset --cursor CURSOR s=COPY,PATH -- sh ack.sh"},
