@@ -160,7 +160,7 @@ func (f *feeder) open() error {
 		return err
 	}
 	stores, globbed, links := linkedStores(stores, globbed)
-	for _, n := range append(f.globs.notes, links...) {
+	for _, n := range links {
 		f.note("%s", n)
 	}
 	if len(stores) == 0 && len(f.opt.Globs) > 0 {
@@ -189,6 +189,11 @@ func (f *feeder) open() error {
 		s.glob = globbed[i]
 		f.streams = append(f.streams, s)
 		ids[i], start[i] = st.ID, s.r.Pos()
+	}
+	for _, m := range f.globs.rotated {
+		if !f.isHistory(m.r.Path) { // else born's note said what it is
+			f.note("%s", rotatedNote(m.pattern, m.r))
+		}
 	}
 	f.led = newLedger(ids, start)
 	f.cp.bind(f.streams, f.led, start)

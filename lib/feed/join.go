@@ -26,7 +26,7 @@ type globber struct {
 	paths     map[string]bool // the files of the run's stores, by path
 	refused   map[string]bool // new files refused (and named) already
 	seen      map[string]bool // the files the last scan matched
-	notes     []string        // at start: the matches that are rotated generations
+	rotated   []rotatedMatch  // at start: the matches that are rotated generations
 	scannedAt time.Time
 }
 
@@ -49,7 +49,7 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 		}
 		for _, r := range rotated {
 			g.refused[r.Path] = true
-			g.notes = append(g.notes, rotatedNote(p, r))
+			g.rotated = append(g.rotated, rotatedMatch{p, r})
 		}
 		for _, sp := range specs {
 			if g.paths[sp.Path] {
@@ -70,6 +70,23 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 
 // isStore says whether path is the file of one of the run's stores.
 func (g *globber) isStore(path string) bool { return g.paths[path] }
+
+// rotatedMatch is a match of pattern that is a rotated generation.
+type rotatedMatch struct {
+	pattern string
+	r       store.Rotated
+}
+
+// isHistory says whether path is an older generation a store of the run
+// was named or born with (born: read from its birth).
+func (f *feeder) isHistory(path string) bool {
+	for _, s := range f.streams {
+		if slices.Contains(s.History, path) {
+			return true
+		}
+	}
+	return false
+}
 
 // rotatedNote says a match is a rotated generation, not a store.
 func rotatedNote(pattern string, r store.Rotated) string {
@@ -103,7 +120,9 @@ func (f *feeder) scanGlobs(now time.Time) error {
 			}
 			if of := store.RotatedOf(path, g.isStore); of != "" {
 				g.refused[path] = true
-				f.note("%s", rotatedNote(p, store.Rotated{Path: path, Of: of}))
+				if !f.isHistory(path) { // else born's note said what it is
+					f.note("%s", rotatedNote(p, store.Rotated{Path: path, Of: of}))
+				}
 				continue
 			}
 			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
