@@ -182,7 +182,7 @@ func (o *options) rederive() string {
 	if len(o.against) > 0 {
 		names := make([]string, len(o.against))
 		for i, in := range o.against {
-			names[i] = in.ID + "=" + in.Path
+			names[i] = store.Spec{ID: in.ID, History: in.History, Path: in.Path}.String()
 		}
 		stores = strings.Join(names, " ")
 	}
@@ -257,8 +257,16 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 		if err := o.began(w); err != nil {
 			return false, false, err
 		}
+		unfed, err := o.unfed(w)
+		if err != nil {
+			return false, false, err
+		}
+		holds = len(unfed) == 0 && holds
 		if derived, err = o.derive(s); err != nil {
 			return false, false, err
+		}
+		for id := range unfed {
+			delete(derived.Beyond, id) // the list's shift: nothing feed would take
 		}
 		holds = compare(s, derived).print(w) && holds
 		holds = printRecords(w, "marker", derived.Marks, s.TapePath) && holds

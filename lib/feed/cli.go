@@ -98,6 +98,7 @@ func flags() []cli.Flag {
 		&cli.DurationFlag{Name: "idle-tick", Value: defaultIdleTick, Usage: "send idle this often for a store at its live edge (`D`)"},
 		&cli.IntFlag{Name: "max-line", Value: store.DefaultMaxLine, Usage: "a line over `BYTES` is sent as a skip, not an entry"},
 		&cli.DurationFlag{Name: "stall", Value: defaultStall, Usage: "warn once when a store is parked this long with no report (`D`; 0: never)"},
+		&cli.DurationFlag{Name: "rotate-wait", Value: defaultRotateWait, Usage: "after a rename rotation, read the renamed file on until it has been quiet this long (`D`) before the new one: its writer may still hold it"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no notes and no progress line (warnings and errors still print)"},
 	}
 }
@@ -120,18 +121,19 @@ func options(c *cli.Context) (Options, error) {
 		return Options{}, command.Usagef("feed: name the consumer after --: feed [options] STORE... -- CONSUMER [ARG...]")
 	}
 	opt := Options{
-		Consumer:  args[dash+1:],
-		Globs:     globs,
-		Cursor:    c.String("cursor"),
-		Follow:    c.Bool("follow"),
-		BatchSize: c.Int("batch-size"),
-		Max:       c.Int64("max"),
-		Reset:     c.Bool("reset"),
-		IdleTick:  c.Duration("idle-tick"),
-		MaxLine:   c.Int("max-line"),
-		Stall:     c.Duration("stall"),
-		Quiet:     c.Bool("quiet"),
-		Stderr:    os.Stderr,
+		Consumer:   args[dash+1:],
+		Globs:      globs,
+		Cursor:     c.String("cursor"),
+		Follow:     c.Bool("follow"),
+		BatchSize:  c.Int("batch-size"),
+		Max:        c.Int64("max"),
+		Reset:      c.Bool("reset"),
+		IdleTick:   c.Duration("idle-tick"),
+		MaxLine:    c.Int("max-line"),
+		Stall:      c.Duration("stall"),
+		RotateWait: c.Duration("rotate-wait"),
+		Quiet:      c.Bool("quiet"),
+		Stderr:     os.Stderr,
 	}
 	opt.Progress = !opt.Quiet && isatty.IsTerminal(os.Stderr.Fd())
 	switch c.String("from") {
@@ -152,6 +154,8 @@ func options(c *cli.Context) (Options, error) {
 		return Options{}, command.Usagef("feed: --idle-tick must be positive, not %v", opt.IdleTick)
 	case opt.Stall < 0:
 		return Options{}, command.Usagef("feed: --stall must be 0 (never) or positive, not %v", opt.Stall)
+	case opt.RotateWait < 0:
+		return Options{}, command.Usagef("feed: --rotate-wait must be 0 (take the new file at once) or positive, not %v", opt.RotateWait)
 	}
 	for _, p := range globs {
 		if err := store.CheckGlob(p); err != nil {

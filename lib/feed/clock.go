@@ -14,6 +14,11 @@ const pollEvery = 250 * time.Millisecond
 const (
 	defaultIdleTick = time.Second
 	defaultStall    = 30 * time.Second
+	// defaultRotateWait is how long a renamed generation must be quiet
+	// before the next is read: Apache's default Timeout (60 s), which
+	// cuts an old child's stalled request after a graceful restart, plus
+	// 5 s for logrotate's postrotate and the signal (docs/decisions.md).
+	defaultRotateWait = 65 * time.Second
 )
 
 // clock holds the run's deadlines that come from time, not from the
@@ -44,7 +49,7 @@ func (c *clock) pollDue(now time.Time) bool {
 // idleDue says when store s is owed an idle line: only at its live edge
 // (following, everything delivered and taken, nothing new), every idle tick.
 func (c *clock) idleDue(s *stream, led *ledger) (time.Time, bool) {
-	if !c.follow || !s.dry || s.ready || s.ended || led.parked(s.i) {
+	if !c.follow || !s.dry || s.ready || s.ended || led.parked(s.i) || s.draining() {
 		return time.Time{}, false
 	}
 	last := s.sentAt

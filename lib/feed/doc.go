@@ -52,6 +52,13 @@
 //     ledger and the checkpoint grow by it, and its id is new to the run
 //     (a file that would take a store's id, or is a store's file under
 //     another name, is named once and not read).
+//   - A glob store new to the cursor starts with its newest rotated
+//     sibling no store has read as its older generation (birth.go: a file
+//     born and rotated before feed read it), which the cursor records and
+//     a later run names again; a symbolic link a glob matches beside its
+//     target is that file's store, never a second one (links.go).
 //   - idle is sent only at a store's live edge: following, everything
-//     delivered and taken (window or not), and nothing new at the last poll.
+//     delivered and taken (window or not), and nothing new at the last poll;
+//     never while the store drains a renamed generation (--rotate-wait),
+//     whose successor's lines wait: an idle would seal their buckets.
 package feed

@@ -39,9 +39,12 @@ type Options struct {
 	IdleTick  time.Duration
 	MaxLine   int
 	Stall     time.Duration
-	Quiet     bool
-	Progress  bool // draw the progress line on Stderr (a terminal)
-	Stderr    io.Writer
+	// RotateWait is how long a renamed generation must be quiet before
+	// the file at the path is read (store.Options.Drain).
+	RotateWait time.Duration
+	Quiet      bool
+	Progress   bool // draw the progress line on Stderr (a terminal)
+	Stderr     io.Writer
 }
 
 // stream is one store's state in the main loop.
@@ -62,6 +65,7 @@ type stream struct {
 	glob    string      // the --glob it matched; "": named on the command line
 	gone    int         // consecutive glob scans that found its file gone
 	from    string      // where the resume position came from (protocol.FromCursor, ...)
+	drained drainNotes  // what was said of the renamed generation being drained
 }
 
 // size is what the prepared chunk adds to what the consumer holds untaken.
@@ -94,7 +98,6 @@ type feeder struct {
 	clock   clock
 	stop    shutdown
 	prog    *progress
-	copied  bool // the copytruncate note is printed
 	globs   globber
 	idles   []byte // the idle lines due in a tick, written at once
 }
@@ -156,7 +159,8 @@ func (f *feeder) open() error {
 	if err != nil {
 		return err
 	}
-	for _, n := range f.globs.notes {
+	stores, globbed, links := linkedStores(stores, globbed)
+	for _, n := range links {
 		f.note("%s", n)
 	}
 	if len(stores) == 0 && len(f.opt.Globs) > 0 {
@@ -172,13 +176,24 @@ func (f *feeder) open() error {
 	ids := make([]string, len(stores))
 	start := make([]int64, len(stores))
 	for i, st := range stores {
-		s, err := f.openStream(st, i, globbed[i] != "", false)
+		var s *stream
+		var err error
+		if globbed[i] != "" {
+			s, err = f.openGlob(st, i, false)
+		} else {
+			s, err = f.openStream(st, i, false, false)
+		}
 		if err != nil {
 			return err
 		}
 		s.glob = globbed[i]
 		f.streams = append(f.streams, s)
 		ids[i], start[i] = st.ID, s.r.Pos()
+	}
+	for _, m := range f.globs.rotated {
+		if !f.isHistory(m.r.Path) { // else born's note said what it is
+			f.note("%s", rotatedNote(m.pattern, m.r))
+		}
 	}
 	f.led = newLedger(ids, start)
 	f.cp.bind(f.streams, f.led, start)
@@ -201,6 +216,10 @@ func (f *feeder) openStream(st Store, i int, globbed, joins bool) (*stream, erro
 	}
 	opt := store.Options{MaxLine: f.opt.MaxLine, Wait: f.opt.Follow}
 	if f.opt.Follow {
+		// A one-shot run reads what is there now; following, a renamed
+		// generation is read to its end, which only its writer's
+		// silence tells (docs/decisions.md).
+		opt.Drain = f.opt.RotateWait
 		// At the live edge of many stores the path's stat is half the
 		// cost of a poll; a rotation waits up to a second for it.
 		opt.PathEvery = time.Second
@@ -558,10 +577,11 @@ func (f *feeder) prepareStores() (read int, dry bool, err error) {
 }
 
 // noteRotations says once per rotation where the store's new generation
-// starts, and once per run what copytruncate costs.
+// starts, and for a truncation in place what it cost (warnTruncated).
 func (f *feeder) noteRotations(s *stream) {
 	gens := s.r.Gens()
-	for _, g := range gens[s.gens:] {
+	for k := s.gens; k < len(gens); k++ {
+		g := gens[k]
 		switch g.Cause {
 		case "older", "open", "created":
 			continue // the generations named, read in turn; a file waited for
@@ -573,12 +593,12 @@ func (f *feeder) noteRotations(s *stream) {
 		if g.Skipped != "" {
 			f.warn("feed: store %s: %s was written after the file feed was reading and renamed away before feed reached it: if it is a generation of the store (rotated twice while feed was behind), its entries are not read; run feed with less lag, or %s", s.ID, g.Skipped, f.rederive())
 		}
-		if g.Cause == "truncated" && !f.copied {
-			f.copied = true
-			f.warn("feed: warning: a store truncated in place (copytruncate) loses the lines written between the copy and the truncate; rename-and-create rotation loses none")
+		if g.Cause == "truncated" && k > 0 {
+			f.warnTruncated(s, gens[k-1], g.Base)
 		}
 	}
 	s.gens = len(gens)
+	f.noteDrain(s)
 }
 
 func (f *feeder) allEnded() bool {
@@ -710,7 +730,10 @@ func (f *feeder) status() (string, int64) {
 	var total int64
 	for _, s := range f.streams {
 		state := "flowing"
-		if f.led.parked(s.i) {
+		switch {
+		case s.draining():
+			state = "draining its renamed file"
+		case f.led.parked(s.i):
 			state = "parked"
 		}
 		behind, _ := s.r.Behind() // a failed stat shows 0; the next read reports it

@@ -26,7 +26,7 @@ type globber struct {
 	paths     map[string]bool // the files of the run's stores, by path
 	refused   map[string]bool // new files refused (and named) already
 	seen      map[string]bool // the files the last scan matched
-	notes     []string        // at start: the matches that are rotated generations
+	rotated   []rotatedMatch  // at start: the matches that are rotated generations
 	scannedAt time.Time
 }
 
@@ -49,7 +49,7 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 		}
 		for _, r := range rotated {
 			g.refused[r.Path] = true
-			g.notes = append(g.notes, rotatedNote(p, r))
+			g.rotated = append(g.rotated, rotatedMatch{p, r})
 		}
 		for _, sp := range specs {
 			if g.paths[sp.Path] {
@@ -70,6 +70,23 @@ func (g *globber) expand(named []Store, patterns []string) ([]Store, []string, e
 
 // isStore says whether path is the file of one of the run's stores.
 func (g *globber) isStore(path string) bool { return g.paths[path] }
+
+// rotatedMatch is a match of pattern that is a rotated generation.
+type rotatedMatch struct {
+	pattern string
+	r       store.Rotated
+}
+
+// isHistory says whether path is an older generation a store of the run
+// was named or born with (born: read from its birth).
+func (f *feeder) isHistory(path string) bool {
+	for _, s := range f.streams {
+		if slices.Contains(s.History, path) {
+			return true
+		}
+	}
+	return false
+}
 
 // rotatedNote says a match is a rotated generation, not a store.
 func rotatedNote(pattern string, r store.Rotated) string {
@@ -93,6 +110,9 @@ func (f *feeder) scanGlobs(now time.Time) error {
 	clear(g.seen)
 	for _, p := range g.patterns {
 		paths, _ := filepath.Glob(p) // checked well formed on the command line
+		// A link joins after the other matches: when its file is one of
+		// them, that name is the store, and the link's is noted.
+		paths = linksLast(paths, func(path string) bool { return g.paths[path] || g.refused[path] })
 		for _, path := range paths {
 			g.seen[path] = true
 			if g.paths[path] || g.refused[path] {
@@ -100,7 +120,9 @@ func (f *feeder) scanGlobs(now time.Time) error {
 			}
 			if of := store.RotatedOf(path, g.isStore); of != "" {
 				g.refused[path] = true
-				f.note("%s", rotatedNote(p, store.Rotated{Path: path, Of: of}))
+				if !f.isHistory(path) { // else born's note said what it is
+					f.note("%s", rotatedNote(p, store.Rotated{Path: path, Of: of}))
+				}
 				continue
 			}
 			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
@@ -137,6 +159,11 @@ func (f *feeder) join(pattern, path string, fi os.FileInfo) error {
 		return nil
 	}
 	for _, s := range f.streams {
+		if isLink(path) && os.SameFile(fi, statOf(s.r)) {
+			g.refused[path] = true
+			f.note("%s", linkNote(path, pattern, s.Store))
+			return nil
+		}
 		if os.SameFile(fi, statOf(s.r)) {
 			g.refused[path] = true
 			f.note("feed: %s matches --glob %s but is the file of store %s (%s), renamed: it is read as that store, not as a new one", path, pattern, s.ID, s.Path)
@@ -148,7 +175,7 @@ func (f *feeder) join(pattern, path string, fi os.FileInfo) error {
 		f.note("feed: %s matches --glob %s but is a generation of store %s, renamed: its entries are that store's, not read again", path, pattern, other)
 		return nil
 	}
-	s, err := f.openStream(Store{ID: id, Path: path}, len(f.streams), true, true)
+	s, err := f.openGlob(Store{ID: id, Path: path}, len(f.streams), true)
 	if err != nil {
 		g.refused[path] = true
 		f.warn("%v; it is not read", err)
@@ -189,4 +216,19 @@ func (f *feeder) checkGone(s *stream) error {
 func appendStore(b []byte, s *stream) []byte {
 	g := s.r.GenAt(s.r.Pos())
 	return protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
+}
+
+// linksLast returns paths with the symbolic links among those not known
+// (a new match is looked at once: an lstat each) after the others.
+func linksLast(paths []string, known func(string) bool) []string {
+	out := make([]string, 0, len(paths))
+	var links []string
+	for _, p := range paths {
+		if !known(p) && isLink(p) {
+			links = append(links, p)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return append(out, links...)
 }

@@ -11,7 +11,12 @@
 //     handed out as a Skip of exactly that one line.
 //   - A store is followed across rotations on one axis: a generation is one
 //     file placed at Base, where the previous one ended. Rename-and-create
-//     is taken only once the old file is read to its end; a truncation in
+//     is taken only once the old file is read to its end and, with
+//     Options.Drain, has been quiet that long (its writer may still hold
+//     it); the next generation is then the file found at the path when
+//     that wait began, and the old file is kept open so that bytes a
+//     later writer appends to it are reported (TakeLate), never silently
+//     left at no position; a truncation in
 //     place (copytruncate: shorter than what was read, or its first bytes
 //     changed) starts the same file again at Base = the end of what was read.
 //     A line left unterminated by a rotation is one Skip, never an entry.

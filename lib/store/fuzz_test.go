@@ -95,6 +95,10 @@ func FuzzParseSpec(f *testing.F) {
 		if len(s.History) == 0 && arg != s.Path && arg != s.ID+"="+s.Path {
 			t.Fatalf("ParseSpec(%q) = %+v, which is not the argument", arg, s)
 		}
+		// Advice names a store by String: it must name the same store.
+		if again, err := ParseSpec(s.String()); err != nil || !slices.Equal(again.Files(), files) || again.ID != s.ID {
+			t.Fatalf("ParseSpec(%q).String() = %q, which parses as %+v (%v)", arg, s.String(), again, err)
+		}
 	})
 }
 

@@ -60,6 +60,7 @@ type Reader struct {
 	claimed   func(path string) bool // Options.Claimed
 	pathAt    time.Time              // when unchanged last looked at the path
 	ids       []GenID                // history: the generations before the first one read
+	drainer                          // a renamed generation read on until quiet (drain.go)
 }
 
 // Chunk is what Next hands out: whole entries, or one skipped line.
@@ -96,6 +97,13 @@ type Options struct {
 	// which would count its entries a second time. The store stays on
 	// the file it was reading.
 	Claimed func(path string) bool
+	// Drain, when not 0, is how long a generation renamed away must have
+	// been quiet (no write: its mtime and what was read of it) before the
+	// file at the path is taken as the next one: its writer may still hold
+	// it (nginx until its USR1, Apache's old children until their
+	// requests end), and the next generation starts where it ends. 0:
+	// at once, once read to its end.
+	Drain time.Duration
 }
 
 // Where is where reading a store resumes, as its cursor recorded it.
@@ -243,7 +251,7 @@ func compressed(f *os.File, path string) error {
 // newReader returns a Reader of the file at path from pos, with no file open yet.
 func newReader(path string, pos int64, o Options) *Reader {
 	return &Reader{path: path, maxLine: o.MaxLine, pos: pos, skipFrom: -1, wait: o.Wait, pathEvery: o.PathEvery, claimed: o.Claimed,
-		buf: make([]byte, readSize+o.MaxLine+1)}
+		buf: make([]byte, readSize+o.MaxLine+1), drainer: drainer{drain: o.Drain}}
 }
 
 // resumePath opens the file at path for reading from pos, which lies in
@@ -389,6 +397,7 @@ func (r *Reader) holds(end int64) bool {
 
 // Close closes the store file.
 func (r *Reader) Close() error {
+	r.dropPrev()
 	for _, o := range r.olds {
 		o.close()
 	}
@@ -556,7 +565,9 @@ func (r *Reader) fill() (got bool, err error) {
 		return r.fillOlder(next)
 	case r.f == nil:
 		return r.appear(next)
-	case r.unchanged(next):
+	}
+	r.lookLate()
+	if r.unchanged(next) {
 		return false, nil
 	}
 	// The file may have been truncated and refilled past next since the
@@ -576,6 +587,9 @@ func (r *Reader) fill() (got bool, err error) {
 		}
 		r.signRead(next, r.buf[r.end:r.end+n])
 		r.end += n
+		if r.draining {
+			r.grewAt = time.Now()
+		}
 		return true, nil
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -644,22 +658,21 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)
 	}
-	pfi, err := os.Stat(r.path)
-	if err != nil || os.SameFile(fi, pfi) {
-		return false, nil // not rotated, or renamed and not yet recreated
-	}
-	if r.claimed != nil && r.claimed(r.path) {
-		return false, nil // another store's generation: not this store's
-	}
-	f, err := os.Open(r.path)
-	if err != nil {
-		return false, nil // recreated and gone again: look at the next poll
+	f, err := r.nextFile(fi)
+	if f == nil || err != nil {
+		return false, err
 	}
 	nfi, err := f.Stat()
 	if err != nil {
 		f.Close()
+		r.successor = nil
 		return false, fmt.Errorf("store: %w", err)
 	}
+	if r.drainOn(fi) {
+		r.successor = f // its writer may still hold the old file
+		return false, nil
+	}
+	r.successor = nil
 	// Renamed twice while the old file was read (feed behind, or two
 	// rotations within a poll), a generation in between is beside the
 	// path under a rotated name, and is skipped: named, so that it is not
@@ -667,10 +680,33 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	// that it was written after the old file) marks another store named
 	// after this one, or an old generation touched since, as well.
 	skipped := newerGeneration(r.path, fi, nfi)
-	r.f.Close()
+	r.keepPrev(r.f, *r.gen(), end)
 	r.begin(f, nfi, end, "renamed")
 	r.gen().Skipped = skipped
 	return true, nil
+}
+
+// nextFile returns the file that follows the one being read, whose info
+// is fi: the one found at the path when a drain began (wherever a later
+// rotation has renamed it since: a rotation during the drain must not
+// skip it), else the file at the path now when it is another file; nil
+// when there is none.
+func (r *Reader) nextFile(fi os.FileInfo) (*os.File, error) {
+	if r.successor != nil {
+		return r.successor, nil
+	}
+	pfi, err := os.Stat(r.path)
+	if err != nil || os.SameFile(fi, pfi) {
+		return nil, nil // not rotated, or renamed and not yet recreated
+	}
+	if r.claimed != nil && r.claimed(r.path) {
+		return nil, nil // another store's generation: not this store's
+	}
+	f, err := os.Open(r.path)
+	if err != nil {
+		return nil, nil // recreated and gone again: look at the next poll
+	}
+	return f, nil
 }
 
 // truncated starts a new generation of the same file at position end when

@@ -58,3 +58,14 @@ func ParseSpec(arg string) (Spec, error) {
 
 // Files returns every file of s, oldest first: its history, then Path.
 func (s Spec) Files() []string { return append(slices.Clone(s.History), s.Path) }
+
+// String is s as the command line names it, the inverse of ParseSpec:
+// ID=PATH, or ID=GEN1,…,PATH with its history. Advice that names a store
+// spells it so, the operator's history included. A PATH holding a comma
+// (possible only without history, named by itself) is PATH alone.
+func (s Spec) String() string {
+	if len(s.History) == 0 && strings.Contains(s.Path, ",") {
+		return s.Path
+	}
+	return s.ID + "=" + strings.Join(s.Files(), ",")
+}

@@ -327,8 +327,14 @@ func (b *bindings) twin(s declared) string {
 }
 
 // twinNote is the warning for store id, new to the tape of dir, whose file
-// begins as store other's generation does.
-func twinNote(dir, id, other string) string {
+// begins as store other's generation does; counted says whether the tape
+// holds a sealed bucket already (else nothing of other is counted yet, and
+// a second count is still to come, not done).
+func twinNote(dir, id, other string, counted bool) string {
+	if !counted {
+		return fmt.Sprintf("warning: store %s is new to the tape of %s, but its file begins with the same bytes as store %s's, which this tally store is fed too (no bucket of it is sealed yet): if it is the same file under a new id (another cursor), each of its entries would be counted twice. If so, stop, and re-derive the tally store (%s), naming the file once, as %s=PATH with the cursor that fed it; if they are two logs that begin alike, nothing is wrong",
+			id, dir, other, rederive(dir), other)
+	}
 	return fmt.Sprintf("warning: store %s is new to the tape of %s, but its file begins with the same bytes as store %s's, which the tape already counts: if it is the same file under a new id (another cursor), its entries are counted a second time (as !late). If so, stop, and re-derive the tally store to drop the second count (%s), naming the file as %s=PATH with the cursor that fed it from then on; if they are two logs that begin alike, nothing is wrong",
 		id, dir, other, rederive(dir), other)
 }
@@ -377,4 +383,29 @@ func (b *bindings) checkStore(dir string, s declared, frontier int64, torn int) 
 		old.offset, old.from = s.pos, fromEnd(s.from)
 	}
 	return nil
+}
+
+// FirstGens returns, per store id, the generation its tape's counting
+// began in (the binding at its lowest offset), as feed's store line named
+// it: where it begins on the store's axis and a CRC-32 of its first bytes.
+// A check against a list of generations places that one by its first
+// bytes: those before it in the list were never fed to this tape.
+func FirstGens(dir string) (map[string]protocol.Gen, error) {
+	b, err := loadBindings(dir, filepath.Join(dir, tapeFile))
+	if err != nil || b == nil {
+		return nil, err
+	}
+	first := map[string]binding{}
+	for _, s := range b.stores {
+		if f, ok := first[s.id]; !ok || s.offset < f.offset {
+			first[s.id] = s
+		}
+	}
+	out := map[string]protocol.Gen{}
+	for id, s := range first {
+		if s.gen.Known && s.gen.SigLen > 0 {
+			out[id] = s.gen
+		}
+	}
+	return out, nil
 }

@@ -234,7 +234,7 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 	}
 	for _, s := range decl {
 		if other := b.twin(s); other != "" {
-			c.warns = append(c.warns, twinNote(c.dir, s.id, other))
+			c.warns = append(c.warns, twinNote(c.dir, s.id, other, sealed != 0))
 		}
 		if err := b.checkStore(c.dir, s, known.Frontier(s.id), len(torn)); err != nil {
 			return nil, nil, nil, err
