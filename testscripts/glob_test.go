@@ -10,13 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/timbertally/timbertally/lib/cursor"
-	"github.com/timbertally/timbertally/lib/synth"
-	"github.com/timbertally/timbertally/lib/tape"
 )
 
 // globDoc counts by host, which each file's lines carry as the file's own
@@ -32,11 +29,12 @@ metric requests count by=host
 // on, whose host is host.
 func globLines(t *testing.T, host string, seed int64, n int, start time.Time) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if err := synth.Write(&b, synth.Config{Seed: seed, N: n, Start: start, Rate: 100000, Jitter: time.Second, Malformed: 0.02}); err != nil {
-		t.Fatal(err)
+	out, err := exec.Command("tgsynth", "--seed", strconv.FormatInt(seed, 10), "--lines", strconv.Itoa(n),
+		"--start", start.Format(time.RFC3339Nano), "--rate", "100000", "--jitter", "1s", "--malformed", "0.02").Output()
+	if err != nil {
+		t.Fatalf("tgsynth: %v", err)
 	}
-	return regexp.MustCompile(`(?m)^\S+`).ReplaceAll(b.Bytes(), []byte(host))
+	return regexp.MustCompile(`(?m)^\S+`).ReplaceAll(out, []byte(host))
 }
 
 func appendTo(t *testing.T, path string, data []byte) {
@@ -61,16 +59,12 @@ func appendTo(t *testing.T, path string, data []byte) {
 func perStore(t *testing.T, tp []byte) map[string]int64 {
 	t.Helper()
 	n := map[string]int64{}
-	for line := range bytes.Lines(tp) {
-		r, err := tape.Parse(bytes.TrimSuffix(line, []byte("\n")))
-		if err != nil {
-			t.Fatalf("the tape does not parse: %v", err)
-		}
+	for _, l := range readTape(t, tp) {
 		switch {
-		case r.Kind == tape.Series && len(r.Labels) == 1:
-			n[r.Labels[0].Value] += int64(r.Value)
-		case r.Kind == tape.Late || r.Kind == tape.Drop || r.Kind == tape.Cap:
-			n[r.ID] += r.Count
+		case l.kind == "series" && len(l.labels) == 1:
+			n[l.labels["host"]] += int64(l.value)
+		case l.kind == "!late" || l.kind == "!drop" || l.kind == "!cap":
+			n[l.keys["id"]] += l.count()
 		}
 	}
 	return n
@@ -106,7 +100,7 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) {
 	// quiet file's idle keeps pace with the others' entries.
 	begun := time.Now()
 	write := func(id string, n int) {
-		at := synth.DefaultStart.Add(time.Since(begun))
+		at := synthStart.Add(time.Since(begun))
 		data := globLines(t, id, int64(round*100+len(wrote[id])%97+int(id[0])), n, at)
 		os.MkdirAll(filepath.Dir(path(id)), 0o755)
 		appendTo(t, path(id), data)
@@ -165,7 +159,7 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) {
 func durable(t *testing.T, path, id string, end int64) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err := cursor.Load(path); err == nil && c[id] == end {
+		if c, err := cursorOffsets(path); err == nil && c[id] == end {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -4,7 +4,6 @@ package testscripts
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/timbertally/timbertally/lib/synth"
 )
 
 // rotatedLayout writes the crash harness's store as one file and as
@@ -29,14 +26,7 @@ func rotatedLayout(t *testing.T, root string) (string, string) {
 		t.Skip("gzip is not installed (Debian package gzip)")
 	}
 	all := filepath.Join(root, "all.log")
-	f, err := os.Create(all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := synth.Config{Seed: 6, N: crashEntries, Jitter: 6 * time.Second, Malformed: 0.02}
-	if err := errors.Join(synth.Write(f, c), f.Close()); err != nil {
-		t.Fatal(err)
-	}
+	synthesize(t, all, "--seed", "6", "--lines", strconv.Itoa(crashEntries), "--jitter", "6s", "--malformed", "0.02")
 	data, _ := os.ReadFile(all)
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	live := filepath.Join(root, "access.log")

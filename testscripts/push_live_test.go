@@ -307,9 +307,7 @@ func TestSamplesTooOldForPrometheusStopTgpushNamingTheBucketAndTheBackfill(t *te
 
 	// Buckets of October, far behind the head that the recent ones set.
 	old := filepath.Join(dir, "old.log")
-	if err := synthFile(old, 300); err != nil {
-		t.Fatal(err)
-	}
+	synthFile(t, old, 300)
 	oldSt := filepath.Join(dir, "old")
 	mustRun(t, dir, "tally", "--provision", "--doc", "apache-combined", oldSt)
 	mustRun(t, dir, "feed", "-q", old, "--", "tally", "--run", oldSt)
