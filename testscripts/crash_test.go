@@ -479,9 +479,3 @@ func firstDifference(got, want []byte) string {
 	}
 	return fmt.Sprintf("%d lines, want %d", len(g)-1, len(w)-1)
 }
-
-func writeFile(t *testing.T, path string, data []byte) {
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}

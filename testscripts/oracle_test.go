@@ -114,12 +114,3 @@ func cursorOffsets(path string) (map[string]int64, error) {
 	}
 	return c, nil
 }
-
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}

@@ -63,7 +63,7 @@ const spliceFlags = 2
 // (EPIPE) stops it as it stops write.
 func (w *writer) splice(fd int, off int64, n int) (moved int, full bool, err error) {
 	for !w.noSplice {
-		m, err := syscall.Splice(fd, &off, w.fd, nil, n, spliceFlags)
+		m, err := spliceFile(fd, &off, w.fd, n)
 		switch {
 		case err == syscall.EINTR:
 			continue
