@@ -28,6 +28,10 @@ func ppoll(fds []pollFd, d time.Duration) error {
 	return nil
 }
 
+// spliceFlags makes splice non-blocking on the pipe (SPLICE_F_NONBLOCK);
+// the store file is read as by a read.
+const spliceFlags = 2
+
 // pipe2 is pipe2(2): the descriptors are made with flags at once.
 func pipe2(p []int, flags int) error { return syscall.Pipe2(p, flags) }
 

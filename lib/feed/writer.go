@@ -51,10 +51,6 @@ func (w *writer) write(p []byte) error {
 	return nil
 }
 
-// spliceFlags makes splice non-blocking on the pipe (SPLICE_F_NONBLOCK);
-// the store file is read as by a read.
-const spliceFlags = 2
-
 // splice makes one splice of up to n bytes of file fd at off into the pipe
 // and returns how many it moved. full says the pipe had no room: wait, then
 // call again. Nothing moved and not full: the file has no bytes there now

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/tape"
@@ -26,8 +26,8 @@ func (s *settings) followTape(ctx context.Context, w *bufio.Writer, name string,
 	path := name
 	src := &source{name: name, tape: name}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		path = filepath.Join(name, "tape")
-		if err := src.readDocument(filepath.Join(name, "document")); err != nil {
+		path = tallystore.At(name).Tape()
+		if err := src.readDocument(tallystore.At(name).Document()); err != nil {
 			return err
 		}
 		s.opt.Metrics = withHistogramSeries(s.opt.Metrics, src.kinds)

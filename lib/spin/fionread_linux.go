@@ -1,3 +1,5 @@
+//go:build portable
+
 package spin
 
 // fionread is FIONREAD's request code (TIOCINQ): x/sys/unix names none.
