@@ -121,6 +121,8 @@ func crashTest(t *testing.T, doc, format string, maxRounds int, budget time.Dura
 	}
 	t.Logf("crash harness: %d rounds, %d kills (SIGKILL of feed, tally or both), %d entries lost, %d counted twice, in %v",
 		rounds, kills, lost, twice, time.Since(begun).Round(time.Millisecond))
+	// A round tries 1 to 4 kills, and most land while a process runs.
+	killFloor(t, int(rounds), min(maxRounds, 3), int(kills), int(rounds))
 }
 
 // crashHarness holds what every round shares: the store, the document, the

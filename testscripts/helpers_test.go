@@ -24,3 +24,14 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// killFloor fails a kill harness that ran fewer rounds or made fewer kills
+// than its floor: a harness that a loaded machine, a budget or a changed
+// timing left with (nearly) nothing to kill proves nothing, and must say
+// so rather than pass.
+func killFloor(t *testing.T, rounds, minRounds, kills, minKills int) {
+	t.Helper()
+	if rounds < minRounds || kills < minKills {
+		t.Fatalf("the kill harness ran %d rounds and made %d kills, below its floor of %d rounds and %d kills: it proved nothing (a machine too loaded? raise its budget)", rounds, kills, minRounds, minKills)
+	}
+}

@@ -71,7 +71,7 @@ func TestKillingARederivationFromRotatedGenerationsThenTheSameCommandGivesTheSam
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	var kills, resumedInHistory int
+	var rounds, kills, resumedInHistory int
 	for round := 0; round < 16 && time.Since(begun) < 20*time.Second; round++ {
 		dir := h.provision(fmt.Sprintf("round%d", round))
 		reset := round%2 == 0
@@ -104,7 +104,9 @@ func TestKillingARederivationFromRotatedGenerationsThenTheSameCommandGivesTheSam
 		if got := readFile(t, filepath.Join(dir, "tape")); !bytes.Equal(got, want) {
 			t.Fatalf("round %d (reset %v, batch %d, kills %s): the tape differs from the single file's: %s", round, reset, batch, kinds, firstDifference(got, want))
 		}
+		rounds++
 	}
+	killFloor(t, rounds, 3, kills, rounds)
 	t.Logf("%d kills; %d resumes from a cursor inside an older generation", kills, resumedInHistory)
 }
 
