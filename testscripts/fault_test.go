@@ -195,42 +195,12 @@ func startFeed(t *testing.T, dir string, argv ...string) (*exec.Cmd, *syncBuffer
 	return cmd, stderr
 }
 
-// syncBuffer is a bytes.Buffer a process writes while a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor polls (every 10 ms, at most 20 s) until cond holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for range 2000 {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("gave up waiting until %s", what)
-}
-
 func TestAHungConsumerIsWarnedOnceAndSIGTERMStillStopsFeedCleanly(t *testing.T) {
 	dir := t.TempDir()
 	writeLog(t, filepath.Join(dir, "web.log"), 2000)
 	// Reads everything and never reports: the first batch is never taken.
 	cmd, stderr := startFeed(t, dir, "--stall", "100ms", "--idle-tick", "50ms", "--cursor", "cur", "web.log", "--", "sh", "-c", "cat > /dev/null")
-	waitFor(t, "the stall warning", func() bool { return strings.Contains(stderr.String(), "has been parked") })
+	waitUntil(t, "the stall warning", func() bool { return strings.Contains(stderr.String(), "has been parked") })
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -263,12 +233,12 @@ func TestFeedKilledWhileTallyRunsSealsNothingEarlyAndARestartIsExact(t *testing.
 	// without end, so it seals no open bucket and writes no end.
 	cmd, _ := startFeed(t, dir, "--follow", "--idle-tick", "1h", "--batch-size", "64", "--cursor", "cur", "web="+logPath, "--", tally, "--run", "st")
 	tape := filepath.Join(dir, "st", "tape")
-	waitFor(t, "a seal on the tape", func() bool { b, _ := os.ReadFile(tape); return bytes.Contains(b, []byte("seal ")) })
+	waitUntil(t, "a seal on the tape", func() bool { b, _ := os.ReadFile(tape); return bytes.Contains(b, []byte("seal ")) })
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The orphaned tally exits on its own; until then the lock refuses a
 	// second one and the restart fails harmlessly.
-	waitFor(t, "a restart to complete", func() bool {
+	waitUntil(t, "a restart to complete", func() bool {
 		_, code := run(t, dir, bin(t, "feed"), "-q", "--cursor", "cur", "web="+logPath, "--", tally, "--run", "st")
 		return code == 0
 	})

@@ -164,15 +164,10 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 // durable waits until the cursor holds store id at offset end.
 func durable(t *testing.T, path, id string, end int64) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err := cursorOffsets(path); err == nil && c[id] == end {
-			return
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(path)
-			t.Fatalf("store %s is not durable up to %d after 20 s; the cursor:\n%s", id, end, b)
-		}
-	}
+	waitUntil(t, fmt.Sprintf("store %s to be durable up to %d in %s", id, end, path), func() bool {
+		c, err := cursorOffsets(path)
+		return err == nil && c[id] == end
+	})
 }
 
 // followed is a feed (in a process group of its own) and its tally.

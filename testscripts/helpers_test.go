@@ -1,12 +1,59 @@
 package testscripts
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
-// The Go tests' small helpers that every OS's build of them shares.
+// The Go tests' small helpers, every OS's build of them, in one place:
+// the one poll with a deadline (waitUntil) and what is built on it, the
+// synchronised buffer, a file written whole, a floor for kill harnesses.
+// (lib/testkit is the packages' copy; the scenarios import only the public
+// API, as a consumer author's tests would.)
+
+// waitUntil polls cond every 10 ms for up to 60 s, and fails the test,
+// naming what, when it never held. It is the one wait of these tests: none
+// sleeps and then asserts an absence.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 60s for %s", what)
+		}
+	}
+}
+
+// waitfor polls a file until it holds s.
+func waitfor(t *testing.T, path, s string) {
+	t.Helper()
+	waitUntil(t, fmt.Sprintf("%q in %s", s, path), func() bool {
+		data, _ := os.ReadFile(path)
+		return strings.Contains(string(data), s)
+	})
+}
+
+// syncBuffer is a bytes.Buffer a process writes while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
 
 // writeFile writes data to path or fails the test.
 func writeFile(t *testing.T, path string, data []byte) {

@@ -161,16 +161,6 @@ func cursorOffset(path string) int64 {
 	return n
 }
 
-// waitUntil polls cond every 10 ms for up to 60 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 60s for %s", what)
-		}
-	}
-}
-
 func startCmd(t *testing.T, dir, stderrFile string, argv ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -294,15 +284,6 @@ func TestAReceiverStoppedAndStartedAgainOnItsDataGetsEverySampleOnce(t *testing.
 	if strings.Count(string(notes), "cannot be reached") != 1 || strings.Count(string(notes), "takes samples again") != 1 {
 		t.Errorf("want one note for the outage and one for its end:\n%s", notes)
 	}
-}
-
-// waitfor polls a file until it holds s.
-func waitfor(t *testing.T, path, s string) {
-	t.Helper()
-	waitUntil(t, fmt.Sprintf("%q in %s", s, path), func() bool {
-		data, _ := os.ReadFile(path)
-		return strings.Contains(string(data), s)
-	})
 }
 
 func TestSamplesTooOldForPrometheusStopTgpushNamingTheBucketAndTheBackfill(t *testing.T) {
