@@ -180,14 +180,20 @@ func TestTheCursorAndTapeRespectTheUmask(t *testing.T) {
 	}
 }
 
-// startFeed starts feed with argv in dir, its stderr in a buffer that
-// waitFor polls.
-func startFeed(t *testing.T, dir string, argv ...string) (*exec.Cmd, *syncBuffer) {
+// startFeed starts feed with argv in dir, its stderr in the file
+// feed.stderr there, which the test may read while feed runs; the test's
+// end kills it.
+func startFeed(t *testing.T, dir string, argv ...string) (*exec.Cmd, fileText) {
 	t.Helper()
 	cmd := exec.Command(bin(t, "feed"), argv...)
 	cmd.Dir = dir
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
+	stderr := fileText(filepath.Join(dir, "feed.stderr"))
+	f, err := os.Create(string(stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd.Stderr = f
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,17 @@
 package testscripts
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
 // The Go tests' small helpers, every OS's build of them, in one place:
-// the one poll with a deadline (waitUntil) and what is built on it, the
-// synchronised buffer, a file written whole, a floor for kill harnesses.
+// the one poll with a deadline (waitUntil) and what is built on it, a
+// process's output read while it runs (fileText: a file, which needs no
+// lock), a file written whole, a floor for kill harnesses.
 // (lib/testkit is the packages' copy; the scenarios import only the public
 // API, as a consumer author's tests would.)
 
@@ -37,22 +36,13 @@ func waitfor(t *testing.T, path, s string) {
 	})
 }
 
-// syncBuffer is a bytes.Buffer a process writes while a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// fileText is a file a process writes (its stderr) while the test reads it.
+type fileText string
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// String is what the file holds now.
+func (f fileText) String() string {
+	b, _ := os.ReadFile(string(f))
+	return string(b)
 }
 
 // writeFile writes data to path or fails the test.
