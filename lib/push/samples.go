@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
-	"github.com/timbertally/timbertally/lib/read"
+	"github.com/timbertally/timbertally/lib/label"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -100,7 +100,7 @@ func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
 	out := make([]*prompb.Label, 0, 1+len(labels)+len(b.extra))
 	out = append(out, &prompb.Label{Name: "__name__", Value: metric})
 	for _, l := range labels {
-		out = append(out, &prompb.Label{Name: l.Name, Value: read.ShownValue(l.Value)})
+		out = append(out, &prompb.Label{Name: l.Name, Value: label.Shown(l.Value)})
 	}
 	for _, e := range b.extra {
 		if !slices.ContainsFunc(labels, func(l tape.Label) bool { return l.Name == e.Name }) {
@@ -141,11 +141,11 @@ func (b *batch) span() string {
 
 func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
 
-// parseLabels reads --label K=V words (read.ParseLabels: tgread --label
+// parseLabels reads --label K=V words (label.ParseFlags: tgread --label
 // adds the same labels to a backfill) into remote-write labels sorted by
 // name.
 func parseLabels(args []string) ([]*prompb.Label, error) {
-	labels, err := read.ParseLabels("tgpush", args)
+	labels, err := label.ParseFlags("tgpush", args)
 	out := make([]*prompb.Label, len(labels))
 	for i, l := range labels {
 		out[i] = &prompb.Label{Name: l.Name, Value: l.Value}

@@ -2,6 +2,7 @@ package read
 
 import (
 	"cmp"
+	"github.com/timbertally/timbertally/lib/label"
 	"slices"
 	"strings"
 )
@@ -88,7 +89,7 @@ func seriesName(r *row) string {
 		return r.metric
 	}
 	b := append([]byte(r.metric), '{')
-	b = appendLabels(b, r.sorted, showControls|showEdges)
+	b = appendLabels(b, r.sorted, label.ShowControls|label.ShowEdges)
 	return string(append(b, '}'))
 }
 

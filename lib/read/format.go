@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/label"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/timbertally/timbertally/lib/tape"
 )
@@ -29,96 +27,16 @@ var formats = map[string]func(w *bufio.Writer, rows []*row, header bool) error{
 
 const hexDigits = "0123456789abcdef"
 
-// show says how appendShown escapes a label value beyond what every format
-// needs.
-type show uint8
-
-const (
-	// showControls: a tab, newline or carriage return as \t, \n or \r and
-	// any other control byte as \xHH, for a line-per-record format and a
-	// terminal.
-	showControls show = 1 << iota
-	// showInList: a comma as \, for a value in a k=v,k=v list, which then
-	// splits one way only.
-	showInList
-	// showEdges: for the eye (an aligned table, a chart's legend), a space
-	// that starts or ends a value or follows another as \x20 ("curl" and
-	// "curl " would look alike, and an SVG collapses a run of spaces), and
-	// a character that does not show (a no-break or zero-width space, a
-	// byte order or bidi mark) as its bytes.
-	showEdges
-	// showCR: a carriage return as \r, for CSV, whose readers fold CR LF
-	// within a field into LF.
-	showCR
-)
-
-// appendShown appends a label value for a human or a text format: each byte
-// that is not part of valid UTF-8 becomes the text \xHH, and a backslash
-// becomes \\, so that what is shown names one value only: a byte 0xff
-// shows as \xff and the four characters \xff as \\xff (two series of a
-// tape, which a loader keyed on labels must not take for one). Apache's
-// own escapes are shown escaped again: its \" for a quote shows as \\".
-func appendShown(b []byte, v string, how show) []byte {
-	controls := how&showControls != 0
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(v[i:])
-			if r == utf8.RuneError && n == 1 || controls && (r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff) || how&showEdges != 0 && invisible(r) {
-				// Not UTF-8, a C1 control (U+009B is a CSI), a noncharacter
-				// (XML, so an SVG, cannot hold U+FFFE or U+FFFF), or for the
-				// eye a character that does not show: each byte as \xHH.
-				for _, c := range []byte(v[i : i+n]) {
-					b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
-				}
-			} else {
-				b = append(b, v[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		switch {
-		case c == '\\':
-			b = append(b, '\\', '\\')
-		case c == ',' && how&showInList != 0:
-			b = append(b, '\\', ',')
-		case controls && c == '\t':
-			b = append(b, '\\', 't')
-		case controls && c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r' && how&(showControls|showCR) != 0:
-			b = append(b, '\\', 'r')
-		case c == ' ' && how&showEdges != 0 && (i == 0 || i == len(v)-1 || v[i-1] == ' '):
-			b = append(b, `\x20`...)
-		case controls && (c < ' ' || c == 0x7f):
-			// Other control bytes (ESC above all) would drive the terminal
-			// a table or chart is printed on: a log line must not.
-			b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
-		default:
-			b = append(b, c)
-		}
-		i++
-	}
-	return b
-}
-
-// invisible reports whether r shows as nothing or as a plain space: a
-// format character (zero-width space, byte order and bidi marks), or a
-// space or separator other than ' '.
-func invisible(r rune) bool {
-	return unicode.In(r, unicode.Cf, unicode.Zs, unicode.Zl, unicode.Zp) && r != ' '
-}
-
 // appendLabels appends k=v,k=v of labels sorted by name. A name is a plain
 // identifier; a value shows a comma as \, (and a backslash as \\).
-func appendLabels(b []byte, labels []tape.Label, how show) []byte {
+func appendLabels(b []byte, labels []tape.Label, how label.Show) []byte {
 	for i, l := range labels {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, l.Name...)
 		b = append(b, '=')
-		b = appendShown(b, l.Value, how|showInList)
+		b = label.AppendShown(b, l.Value, how|label.ShowInList)
 	}
 	return b
 }
@@ -129,7 +47,7 @@ func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
 	}
 	var b []byte
 	for _, r := range rows {
-		b = appendTabbed(b[:0], r, showControls)
+		b = appendTabbed(b[:0], r, label.ShowControls)
 		w.Write(b)
 	}
 	return nil
@@ -138,7 +56,7 @@ func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
 // appendTabbed appends a row as time, metric, labels and value separated by
 // tabs: a tsv line, and the cells of a table. A tab in a label value shows
 // as \t, so the cells stay four.
-func appendTabbed(b []byte, r *row, how show) []byte {
+func appendTabbed(b []byte, r *row, how label.Show) []byte {
 	b = tape.AppendTime(b, r.start)
 	b = append(b, '\t')
 	b = append(b, r.metric...)
@@ -159,7 +77,7 @@ func writeTable(w *bufio.Writer, rows []*row, header bool) error {
 	tw.Write([]byte("TIME\tMETRIC\tLABELS\tVALUE\n"))
 	var b []byte
 	for _, r := range rows {
-		b = appendTabbed(b[:0], r, showControls|showEdges)
+		b = appendTabbed(b[:0], r, label.ShowControls|label.ShowEdges)
 		tw.Write(b)
 	}
 	return tw.Flush()
@@ -174,7 +92,7 @@ func writeCSV(w *bufio.Writer, rows []*row, header bool) error {
 		cw.Write([]string{
 			string(tape.AppendTime(nil, r.start)),
 			r.metric,
-			string(appendLabels(nil, r.sorted, showCR)),
+			string(appendLabels(nil, r.sorted, label.ShowCR)),
 			string(tape.AppendValue(nil, r.value)),
 		})
 	}
@@ -199,7 +117,7 @@ func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 			}
 			b = appendJSONString(b, l.Name)
 			b = append(b, ':')
-			shown = appendShown(shown[:0], l.Value, 0)
+			shown = label.AppendShown(shown[:0], l.Value, 0)
 			b = appendJSONString(b, string(shown))
 		}
 		b = append(b, `},"value":`...)
@@ -326,7 +244,7 @@ func oneSeriesTwice(rows []*row) error {
 // appendOpenMetricsValue appends a label value shown as text (\xHH for a
 // byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n.
 func appendOpenMetricsValue(b []byte, v string) []byte {
-	for _, c := range appendShown(nil, v, 0) {
+	for _, c := range label.AppendShown(nil, v, 0) {
 		switch c {
 		case '\\', '"':
 			b = append(b, '\\', c)
@@ -369,12 +287,7 @@ func formatNames() []string {
 	return names
 }
 
-// ShownValue returns a label value as the JSON and OpenMetrics formats
-// show it: a byte that is not part of valid UTF-8 as the text \xHH and a
-// backslash as \\. tgpush sends label values so.
-func ShownValue(v string) string {
-	if utf8.ValidString(v) && !strings.Contains(v, `\`) {
-		return v // nearly every value: shown as it is
-	}
-	return string(appendShown(nil, v, 0))
-}
+// ShownValue is label.Shown.
+//
+// Deprecated: use label.Shown (a command package is no library of another).
+func ShownValue(v string) string { return label.Shown(v) }
