@@ -2,7 +2,6 @@ package read
 
 import (
 	"cmp"
-	"github.com/timbertally/timbertally/lib/label"
 	"slices"
 	"strings"
 )
@@ -89,7 +88,7 @@ func seriesName(r *row) string {
 		return r.metric
 	}
 	b := append([]byte(r.metric), '{')
-	b = appendLabels(b, r.sorted, label.ShowControls|label.ShowEdges)
+	b = appendLabels(b, r.sorted, showControls|showEdges)
 	return string(append(b, '}'))
 }
 

@@ -27,16 +27,31 @@ var formats = map[string]func(w *bufio.Writer, rows []*row, header bool) error{
 
 const hexDigits = "0123456789abcdef"
 
+// show says how appendShown escapes a label value beyond what every
+// format needs: label.Show, whose flags these are.
+type show = label.Show
+
+const (
+	showControls = label.ShowControls
+	showInList   = label.ShowInList
+	showEdges    = label.ShowEdges
+	showCR       = label.ShowCR
+)
+
+// appendShown appends a label value for a human or a text format, as
+// label.AppendShown does (the one spelling of a shown value).
+func appendShown(b []byte, v string, how show) []byte { return label.AppendShown(b, v, how) }
+
 // appendLabels appends k=v,k=v of labels sorted by name. A name is a plain
 // identifier; a value shows a comma as \, (and a backslash as \\).
-func appendLabels(b []byte, labels []tape.Label, how label.Show) []byte {
+func appendLabels(b []byte, labels []tape.Label, how show) []byte {
 	for i, l := range labels {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, l.Name...)
 		b = append(b, '=')
-		b = label.AppendShown(b, l.Value, how|label.ShowInList)
+		b = appendShown(b, l.Value, how|showInList)
 	}
 	return b
 }
@@ -47,7 +62,7 @@ func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
 	}
 	var b []byte
 	for _, r := range rows {
-		b = appendTabbed(b[:0], r, label.ShowControls)
+		b = appendTabbed(b[:0], r, showControls)
 		w.Write(b)
 	}
 	return nil
@@ -56,7 +71,7 @@ func writeTSV(w *bufio.Writer, rows []*row, header bool) error {
 // appendTabbed appends a row as time, metric, labels and value separated by
 // tabs: a tsv line, and the cells of a table. A tab in a label value shows
 // as \t, so the cells stay four.
-func appendTabbed(b []byte, r *row, how label.Show) []byte {
+func appendTabbed(b []byte, r *row, how show) []byte {
 	b = tape.AppendTime(b, r.start)
 	b = append(b, '\t')
 	b = append(b, r.metric...)
@@ -77,7 +92,7 @@ func writeTable(w *bufio.Writer, rows []*row, header bool) error {
 	tw.Write([]byte("TIME\tMETRIC\tLABELS\tVALUE\n"))
 	var b []byte
 	for _, r := range rows {
-		b = appendTabbed(b[:0], r, label.ShowControls|label.ShowEdges)
+		b = appendTabbed(b[:0], r, showControls|showEdges)
 		tw.Write(b)
 	}
 	return tw.Flush()
@@ -92,7 +107,7 @@ func writeCSV(w *bufio.Writer, rows []*row, header bool) error {
 		cw.Write([]string{
 			string(tape.AppendTime(nil, r.start)),
 			r.metric,
-			string(appendLabels(nil, r.sorted, label.ShowCR)),
+			string(appendLabels(nil, r.sorted, showCR)),
 			string(tape.AppendValue(nil, r.value)),
 		})
 	}
@@ -117,7 +132,7 @@ func writeJSON(w *bufio.Writer, rows []*row, _ bool) error {
 			}
 			b = appendJSONString(b, l.Name)
 			b = append(b, ':')
-			shown = label.AppendShown(shown[:0], l.Value, 0)
+			shown = appendShown(shown[:0], l.Value, 0)
 			b = appendJSONString(b, string(shown))
 		}
 		b = append(b, `},"value":`...)
@@ -244,7 +259,7 @@ func oneSeriesTwice(rows []*row) error {
 // appendOpenMetricsValue appends a label value shown as text (\xHH for a
 // byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n.
 func appendOpenMetricsValue(b []byte, v string) []byte {
-	for _, c := range label.AppendShown(nil, v, 0) {
+	for _, c := range appendShown(nil, v, 0) {
 		switch c {
 		case '\\', '"':
 			b = append(b, '\\', c)

@@ -10,9 +10,7 @@ import (
 // ParseLabels is label.ParseFlags.
 //
 // Deprecated: use label.ParseFlags (a command package is no library of another).
-func ParseLabels(cmd string, args []string) ([]tape.Label, error) {
-	return label.ParseFlags(cmd, args)
-}
+func ParseLabels(cmd string, args []string) ([]tape.Label, error) { return label.ParseFlags(cmd, args) }
 
 // withLabels returns labels with each of extra whose name they lack: a
 // tape's own label wins over a --label of its name, as a scraped label

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/label"
 	"io"
 	"os"
 	"path/filepath"
@@ -308,7 +307,7 @@ func BenchmarkPrintTSV(b *testing.B) {
 }
 
 func TestControlBytesInLabelValuesCannotReachTheTerminal(t *testing.T) {
-	got := string(label.AppendShown(nil, "a\x1b[2Jb\x7f\tc\u009b31m\u0085é", label.ShowControls))
+	got := string(appendShown(nil, "a\x1b[2Jb\x7f\tc\u009b31m\u0085é", showControls))
 	if want := `a\x1b[2Jb\x7f\tc\xc2\x9b31m\xc2\x85é`; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
