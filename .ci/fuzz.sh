@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every fuzz target of the repository (each `func FuzzXxx(f *testing.F)`
-# in a _test.go file) for FUZZTIME (default 5s) each: about a minute for the
-# dozen targets. A crasher fails the run; go test saves it under the
+# in a _test.go file) for FUZZTIME (default 5s) each: about three minutes
+# for its 35 targets (grep -r '^func Fuzz' --include='*_test.go' counts
+# them). A crasher fails the run; go test saves it under the
 # package's testdata/fuzz/ to turn into a regression test.
 set -euo pipefail
 cd "$(dirname "$0")/.."

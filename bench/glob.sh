@@ -23,7 +23,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W=${BENCH_DIR:-${TMPDIR:-/tmp}/timbertally-bench}/glob
 BIN=$W/bin
 mkdir -p "$W" "$BIN"
-(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./lib/synth/tgsynth)
+(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgsynth)
 [ -f "$W/lines" ] || "$BIN/tgsynth" -n 200000 -seed 3 -o "$W/lines"
 tick=$(getconf CLK_TCK)
 

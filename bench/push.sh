@@ -30,7 +30,7 @@ for c in prometheus curl jq python3; do
 done
 
 mkdir -p "$BIN"
-(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgpush ./lib/synth/tgsynth)
+(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgpush ./cmd/tgsynth)
 PATH=$BIN:$PATH
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -102,26 +102,6 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
-// mountTmpfs mounts a tmpfs of size bytes at a new directory, or skips the
-// test where mounting is not allowed (not root, a container without it).
-func mountTmpfs(t *testing.T, size int) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
-		t.Skipf("cannot mount a tmpfs to fill (%v): disk-full test needs root", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(dir, 0) })
-	return dir
-}
-
-// grow gives the tmpfs at dir size bytes.
-func grow(t *testing.T, dir string, size int) {
-	t.Helper()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT, fmt.Sprintf("size=%d", size)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestATapeOnAFullDiskStopsThePipelineAndARestartWritesTheExactTape(t *testing.T) {
 	work := t.TempDir()
 	logPath := filepath.Join(work, "web.log")
@@ -200,14 +180,20 @@ func TestTheCursorAndTapeRespectTheUmask(t *testing.T) {
 	}
 }
 
-// startFeed starts feed with argv in dir, its stderr in a buffer that
-// waitFor polls.
-func startFeed(t *testing.T, dir string, argv ...string) (*exec.Cmd, *syncBuffer) {
+// startFeed starts feed with argv in dir, its stderr in the file
+// feed.stderr there, which the test may read while feed runs; the test's
+// end kills it.
+func startFeed(t *testing.T, dir string, argv ...string) (*exec.Cmd, fileText) {
 	t.Helper()
 	cmd := exec.Command(bin(t, "feed"), argv...)
 	cmd.Dir = dir
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
+	stderr := fileText(filepath.Join(dir, "feed.stderr"))
+	f, err := os.Create(string(stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd.Stderr = f
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -215,42 +201,12 @@ func startFeed(t *testing.T, dir string, argv ...string) (*exec.Cmd, *syncBuffer
 	return cmd, stderr
 }
 
-// syncBuffer is a bytes.Buffer a process writes while a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor polls (every 10 ms, at most 20 s) until cond holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for range 2000 {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("gave up waiting until %s", what)
-}
-
 func TestAHungConsumerIsWarnedOnceAndSIGTERMStillStopsFeedCleanly(t *testing.T) {
 	dir := t.TempDir()
 	writeLog(t, filepath.Join(dir, "web.log"), 2000)
 	// Reads everything and never reports: the first batch is never taken.
 	cmd, stderr := startFeed(t, dir, "--stall", "100ms", "--idle-tick", "50ms", "--cursor", "cur", "web.log", "--", "sh", "-c", "cat > /dev/null")
-	waitFor(t, "the stall warning", func() bool { return strings.Contains(stderr.String(), "has been parked") })
+	waitUntil(t, "the stall warning", func() bool { return strings.Contains(stderr.String(), "has been parked") })
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -283,12 +239,12 @@ func TestFeedKilledWhileTallyRunsSealsNothingEarlyAndARestartIsExact(t *testing.
 	// without end, so it seals no open bucket and writes no end.
 	cmd, _ := startFeed(t, dir, "--follow", "--idle-tick", "1h", "--batch-size", "64", "--cursor", "cur", "web="+logPath, "--", tally, "--run", "st")
 	tape := filepath.Join(dir, "st", "tape")
-	waitFor(t, "a seal on the tape", func() bool { b, _ := os.ReadFile(tape); return bytes.Contains(b, []byte("seal ")) })
+	waitUntil(t, "a seal on the tape", func() bool { b, _ := os.ReadFile(tape); return bytes.Contains(b, []byte("seal ")) })
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The orphaned tally exits on its own; until then the lock refuses a
 	// second one and the restart fails harmlessly.
-	waitFor(t, "a restart to complete", func() bool {
+	waitUntil(t, "a restart to complete", func() bool {
 		_, code := run(t, dir, bin(t, "feed"), "-q", "--cursor", "cur", "web="+logPath, "--", tally, "--run", "st")
 		return code == 0
 	})

@@ -4,7 +4,6 @@ package testscripts
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/timbertally/timbertally/lib/synth"
 )
 
 // rotatedLayout writes the crash harness's store as one file and as
@@ -29,14 +26,7 @@ func rotatedLayout(t *testing.T, root string) (string, string) {
 		t.Skip("gzip is not installed (Debian package gzip)")
 	}
 	all := filepath.Join(root, "all.log")
-	f, err := os.Create(all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := synth.Config{Seed: 6, N: crashEntries, Jitter: 6 * time.Second, Malformed: 0.02}
-	if err := errors.Join(synth.Write(f, c), f.Close()); err != nil {
-		t.Fatal(err)
-	}
+	synthesize(t, all, "--seed", "6", "--lines", strconv.Itoa(crashEntries), "--jitter", "6s", "--malformed", "0.02")
 	data, _ := os.ReadFile(all)
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	live := filepath.Join(root, "access.log")
@@ -81,7 +71,7 @@ func TestKillingARederivationFromRotatedGenerationsThenTheSameCommandGivesTheSam
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	var kills, resumedInHistory int
+	var rounds, kills, resumedInHistory int
 	for round := 0; round < 16 && time.Since(begun) < 20*time.Second; round++ {
 		dir := h.provision(fmt.Sprintf("round%d", round))
 		reset := round%2 == 0
@@ -114,7 +104,9 @@ func TestKillingARederivationFromRotatedGenerationsThenTheSameCommandGivesTheSam
 		if got := readFile(t, filepath.Join(dir, "tape")); !bytes.Equal(got, want) {
 			t.Fatalf("round %d (reset %v, batch %d, kills %s): the tape differs from the single file's: %s", round, reset, batch, kinds, firstDifference(got, want))
 		}
+		rounds++
 	}
+	killFloor(t, rounds, 3, kills, rounds)
 	t.Logf("%d kills; %d resumes from a cursor inside an older generation", kills, resumedInHistory)
 }
 

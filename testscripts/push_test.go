@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/timbertally/timbertally/lib/synth"
 )
 
 // pushLog writes n Apache lines at 5 a second of log time that end about a
@@ -23,9 +21,7 @@ import (
 func pushLog(t *testing.T, path string, n int) {
 	t.Helper()
 	start := time.Now().UTC().Add(-time.Minute - time.Duration(n)*time.Second/5).Truncate(time.Second)
-	if err := synth.WriteFile(path, synth.Config{Seed: 16, N: n, Rate: 5, Steady: true, Malformed: 0.01, Start: start}); err != nil {
-		t.Fatal(err)
-	}
+	synthesize(t, path, "--seed", "16", "--lines", strconv.Itoa(n), "--rate", "5", "--steady", "--malformed", "0.01", "--start", start.Format(time.RFC3339))
 }
 
 // pipeline makes a tally store from the log in one complete run.
@@ -229,9 +225,9 @@ func TestTgpushOnceBackfillsVictoriaMetricsWithExactlyTheTapeAndTheFleetLabel(t 
 	checkQuality(t, quality, log, st)
 }
 
-// synthFile writes n lines of synth's default October log time.
-func synthFile(path string, n int) error {
-	return synth.WriteFile(path, synth.Config{Seed: 1, N: n})
+// synthFile writes n lines of tgsynth's default October log time.
+func synthFile(t *testing.T, path string, n int) {
+	synthesize(t, path, "--seed", "1", "--lines", strconv.Itoa(n))
 }
 
 // withLabel puts host=HOST first among a tsv row's labels (host sorts

@@ -1,10 +1,10 @@
-// Command feed: see the package doc of lib/feed and README.md.
+// Command feed: see docs/feed.md and its man page, docs/man/feed.1.
 package main
 
 import (
 	"os"
 
-	"github.com/timbertally/timbertally/lib/feed"
+	"github.com/timbertally/timbertally/lib/toolkit"
 )
 
-func main() { os.Exit(feed.Main()) }
+func main() { os.Exit(toolkit.Main("feed")) }

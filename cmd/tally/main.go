@@ -1,10 +1,10 @@
-// Command tally: see the package doc of lib/tally and README.md.
+// Command tally: see docs/tally.md and its man page, docs/man/tally.1.
 package main
 
 import (
 	"os"
 
-	"github.com/timbertally/timbertally/lib/tally"
+	"github.com/timbertally/timbertally/lib/toolkit"
 )
 
-func main() { os.Exit(tally.Main()) }
+func main() { os.Exit(toolkit.Main("tally")) }

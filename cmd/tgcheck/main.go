@@ -1,10 +1,10 @@
-// Command tgcheck: see the package doc of lib/check and README.md.
+// Command tgcheck: see docs/tgcheck.md and its man page, docs/man/tgcheck.1.
 package main
 
 import (
 	"os"
 
-	"github.com/timbertally/timbertally/lib/check"
+	"github.com/timbertally/timbertally/lib/toolkit"
 )
 
-func main() { os.Exit(check.Main()) }
+func main() { os.Exit(toolkit.Main("tgcheck")) }

@@ -1,10 +1,10 @@
-// Command tgpush: see the package doc of lib/push and docs/tgpush.md.
+// Command tgpush: see docs/tgpush.md and its man page, docs/man/tgpush.1.
 package main
 
 import (
 	"os"
 
-	"github.com/timbertally/timbertally/lib/push"
+	"github.com/timbertally/timbertally/lib/toolkit"
 )
 
-func main() { os.Exit(push.Main()) }
+func main() { os.Exit(toolkit.Main("tgpush")) }

@@ -1,10 +1,10 @@
-// Command tgread: see the package doc of lib/read and README.md.
+// Command tgread: see docs/tgread.md and its man page, docs/man/tgread.1.
 package main
 
 import (
 	"os"
 
-	"github.com/timbertally/timbertally/lib/read"
+	"github.com/timbertally/timbertally/lib/toolkit"
 )
 
-func main() { os.Exit(read.Main()) }
+func main() { os.Exit(toolkit.Main("tgread")) }

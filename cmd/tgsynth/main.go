@@ -1,10 +1,10 @@
-// Command tgsynth: see the package doc of lib/synth and docs/tgsynth.md.
+// Command tgsynth: see docs/tgsynth.md and its man page, docs/man/tgsynth.1.
 package main
 
 import (
 	"os"
 
-	"github.com/timbertally/timbertally/lib/synth"
+	"github.com/timbertally/timbertally/lib/toolkit"
 )
 
-func main() { os.Exit(synth.Main()) }
+func main() { os.Exit(toolkit.Main("tgsynth")) }

@@ -39,9 +39,9 @@ package check
 import (
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/timbertally/timbertally/lib/command"
 	"github.com/timbertally/timbertally/lib/doc"
@@ -68,7 +68,7 @@ func loadStore(dir string) (*tallyStore, error) { return load(dir, false) }
 func loadOpenStore(dir string) (*tallyStore, error) { return load(dir, true) }
 
 func load(dir string, live bool) (*tallyStore, error) {
-	docPath := filepath.Join(dir, "document")
+	docPath := tallystore.At(dir).Document()
 	text, err := os.ReadFile(docPath)
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: %s is not a tally store (%v); make one with tally --provision", dir, command.Bare(err))
@@ -77,7 +77,7 @@ func load(dir string, live bool) (*tallyStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: the store's document: %v", err)
 	}
-	s := &tallyStore{Dir: dir, TapePath: filepath.Join(dir, "tape"), Doc: d, Live: live}
+	s := &tallyStore{Dir: dir, TapePath: tallystore.At(dir).Tape(), Doc: d, Live: live}
 	f, err := os.Open(s.TapePath)
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: cannot read the tape: %w", err)

@@ -3,10 +3,10 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -339,7 +339,7 @@ func (o *options) began(w io.Writer) error {
 		in := &o.against[i]
 		if in.From = began[in.ID]; in.From > 0 {
 			fmt.Fprintf(w, "against: store %s is re-derived from position %d, where the tape's feeding of it began (feed --from end; %s): its entries before it were never fed\n",
-				in.ID, in.From, filepath.Join(o.dir, "bindings"))
+				in.ID, in.From, tallystore.At(o.dir).Bindings())
 		}
 	}
 	return nil

@@ -322,7 +322,7 @@ func openFeeder(t *testing.T, content string, edit func(*Options)) *feeder {
 func parkOnABatch(t *testing.T, f *feeder, sent time.Time) int {
 	t.Helper()
 	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_NONBLOCK); err != nil {
+	if err := pipe2(p[:], syscall.O_NONBLOCK); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Close(p[0]); syscall.Close(p[1]) })

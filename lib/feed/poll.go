@@ -4,8 +4,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"time"
-	"unsafe"
 )
 
 // feed's main loop waits in ppoll(2) on raw non-blocking pipes instead of
@@ -30,28 +28,12 @@ const (
 	pollErr = 0x8
 )
 
-// ppoll waits until one of fds is ready or d passes (d < 0: no limit). An
-// interrupted wait (EINTR) returns early; the caller looks again anyway.
-func ppoll(fds []pollFd, d time.Duration) error {
-	var ts *syscall.Timespec
-	if d >= 0 {
-		t := syscall.NsecToTimespec(int64(d))
-		ts = &t
-	}
-	_, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)),
-		uintptr(unsafe.Pointer(ts)), 0, 0, 0)
-	if e != 0 && e != syscall.EINTR {
-		return e
-	}
-	return nil
-}
-
 // pipe makes a pipe whose end for feed is a raw non-blocking descriptor and
 // whose end for the consumer is a blocking *os.File, as a child's stdin or
 // stdout must be. feedReads says which end is feed's.
 func pipe(feedReads bool) (int, *os.File, error) {
 	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+	if err := pipe2(p[:], syscall.O_CLOEXEC); err != nil {
 		return -1, nil, err
 	}
 	ours, theirs := p[1], p[0]
@@ -77,7 +59,7 @@ type waker struct {
 
 func newWaker() (*waker, error) {
 	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+	if err := pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
 		return nil, err
 	}
 	return &waker{r: p[0], w: p[1]}, nil

@@ -51,10 +51,6 @@ func (w *writer) write(p []byte) error {
 	return nil
 }
 
-// spliceFlags makes splice non-blocking on the pipe (SPLICE_F_NONBLOCK);
-// the store file is read as by a read.
-const spliceFlags = 2
-
 // splice makes one splice of up to n bytes of file fd at off into the pipe
 // and returns how many it moved. full says the pipe had no room: wait, then
 // call again. Nothing moved and not full: the file has no bytes there now
@@ -63,7 +59,7 @@ const spliceFlags = 2
 // (EPIPE) stops it as it stops write.
 func (w *writer) splice(fd int, off int64, n int) (moved int, full bool, err error) {
 	for !w.noSplice {
-		m, err := syscall.Splice(fd, &off, w.fd, nil, n, spliceFlags)
+		m, err := spliceFile(fd, &off, w.fd, n)
 		switch {
 		case err == syscall.EINTR:
 			continue

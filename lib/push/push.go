@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -56,8 +56,8 @@ type pusher struct {
 // its length at start (--once: nil), or a failure that retrying cannot
 // mend.
 func Run(ctx context.Context, o *Options) error {
-	tapePath := filepath.Join(o.Dir, "tape")
-	if _, err := os.Stat(filepath.Join(o.Dir, "document")); err != nil {
+	tapePath := tallystore.At(o.Dir).Tape()
+	if _, err := os.Stat(tallystore.At(o.Dir).Document()); err != nil {
 		return fmt.Errorf("tgpush: %s is not a tally store (%v); name the directory tally --provision made", o.Dir, command.Bare(err))
 	}
 	lk, err := lock(o.Cursor)

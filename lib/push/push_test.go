@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/testkit"
 	"io"
 	"log"
 	"net/http"
@@ -83,23 +84,8 @@ func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "answer %d%s", status, f.text[status])
 }
 
-// syncBuffer is a bytes.Buffer that tgpush may write while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the buffer tgpush writes while the test reads it.
+type syncBuffer = testkit.SyncBuffer
 
 func seriesText(ls []*prompb.Label) string {
 	var parts []string
@@ -242,9 +228,7 @@ func TestAnUnreachableReceiverIsRetriedUntilItListens(t *testing.T) {
 		run(context.Background(), []string{"tgpush", "--retry-max", "20ms", "--once", "--url", "http://" + addr + "/api/v1/write", dir}, io.Discard, &errb, false)
 		close(done)
 	}()
-	for !strings.Contains(errb.String(), "cannot be reached") {
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Poll(t, "tgpush to say the receiver cannot be reached", func() bool { return strings.Contains(errb.String(), "cannot be reached") })
 	if _, err := os.Stat(DefaultCursor(dir, "http://"+addr+"/api/v1/write")); err == nil {
 		t.Fatal("a cursor was saved while the receiver was down")
 	}

@@ -9,7 +9,7 @@ import (
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/doc"
-	"github.com/timbertally/timbertally/lib/read"
+	"github.com/timbertally/timbertally/lib/label"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -107,7 +107,7 @@ func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
 	out = append(out, &prompb.Label{Name: "__name__", Value: metric})
 	bucket := strings.HasSuffix(metric, doc.BucketSuffix)
 	for _, l := range labels {
-		v := read.ShownValue(l.Value)
+		v := label.Shown(l.Value)
 		if bucket && l.Name == doc.BoundLabel {
 			v = doc.WireBound(v)
 		}
@@ -156,11 +156,11 @@ func (b *batch) span() string {
 
 func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
 
-// ParseLabels reads --label K=V words (read.ParseLabels: tgread --label
+// ParseLabels reads --label K=V words (label.ParseFlags: tgread --label
 // adds the same labels to a backfill) into remote-write labels sorted by
 // name, as tgpush sends them (tgcheck --receiver reads them back).
 func ParseLabels(args []string) ([]*prompb.Label, error) {
-	labels, err := read.ParseLabels("tgpush", args)
+	labels, err := label.ParseFlags("tgpush", args)
 	out := make([]*prompb.Label, len(labels))
 	for i, l := range labels {
 		out[i] = &prompb.Label{Name: l.Name, Value: l.Value}

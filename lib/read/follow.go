@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/tape"
@@ -18,6 +18,11 @@ import (
 // variable for tests).
 var followPoll = 250 * time.Millisecond
 
+// followIdle is called each time a follower has read the tape to its end
+// and waits for more: what the tests wait for before they assert that
+// something appended before it was not printed.
+var followIdle = func() {}
+
 // followTape prints the tape of the tally store (or tape file) name as tally
 // appends to it, a sealed group at a time, until ctx is done. It reads the
 // tape from its start, a group boundary, so that no group is printed
@@ -26,8 +31,8 @@ func (s *settings) followTape(ctx context.Context, w *bufio.Writer, name string,
 	path := name
 	src := &source{name: name, tape: name}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		path = filepath.Join(name, "tape")
-		if err := src.readDocument(filepath.Join(name, "document")); err != nil {
+		path = tallystore.At(name).Tape()
+		if err := src.readDocument(tallystore.At(name).Document()); err != nil {
 			return err
 		}
 		s.opt.Metrics = withHistogramSeries(s.opt.Metrics, src.kinds)
@@ -84,6 +89,7 @@ func (r *followReader) Read(p []byte) (int, error) {
 			r.err = fmt.Errorf("tgread: %s was replaced (tally --provision --replace keeps the old one as tape.replaced.*); everything it sealed was printed; run tgread --follow again to follow the new tape", r.path)
 			return 0, io.EOF
 		}
+		followIdle()
 		select {
 		case <-r.ctx.Done():
 			return 0, io.EOF

@@ -1,9 +1,12 @@
 package read
 
 import (
+	"sync/atomic"
+
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/testkit"
 	"io"
 	"os"
 	"path/filepath"
@@ -57,11 +60,17 @@ seal 2026-10-10T13:55:50Z width=10s entries=2
 func TestFollowPrintsEachGroupWhenItsSealIsAppendedAndNeverHalfAGroup(t *testing.T) {
 	cut := strings.Index(followGroups, "seal 2026-10-10T13:55:40Z")
 	dir := followStore(t, followGroups[:cut]) // the second group without its seal
+	var idle atomic.Int64
+	followIdle = func() { idle.Add(1) }
+	defer func() { followIdle = func() {} }()
 	var out, errOut syncBuffer
 	stop := following(t, &out, &errOut, "--format", "tsv", dir)
 	waitFor(t, &out, "2026-10-10T13:55:30Z\trequests\tstatus=404\t1\n")
 	appendTo(t, filepath.Join(dir, "tape"), followGroups[cut:cut+10]) // a torn seal
-	time.Sleep(20 * time.Millisecond)                                 // ten polls: nothing of the second group may show
+	// Two waits at the tape's end after the append: the second began after
+	// tgread read the torn seal. Nothing of the second group may show.
+	seen := idle.Load()
+	testkit.Poll(t, "tgread to read the torn seal and wait at the tape's end", func() bool { return idle.Load() >= seen+2 })
 	if strings.Contains(out.String(), "13:55:40Z") {
 		t.Fatalf("printed half a group: %q", out.String())
 	}

@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/label"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
@@ -31,85 +30,20 @@ var formats = map[string]func(w *bufio.Writer, rows []*row, header bool) error{
 
 const hexDigits = "0123456789abcdef"
 
-// show says how appendShown escapes a label value beyond what every format
-// needs.
-type show uint8
+// show says how appendShown escapes a label value beyond what every
+// format needs: label.Show, whose flags these are.
+type show = label.Show
 
 const (
-	// showControls: a tab, newline or carriage return as \t, \n or \r and
-	// any other control byte as \xHH, for a line-per-record format and a
-	// terminal.
-	showControls show = 1 << iota
-	// showInList: a comma as \, for a value in a k=v,k=v list, which then
-	// splits one way only.
-	showInList
-	// showEdges: for the eye (an aligned table, a chart's legend), a space
-	// that starts or ends a value or follows another as \x20 ("curl" and
-	// "curl " would look alike, and an SVG collapses a run of spaces), and
-	// a character that does not show (a no-break or zero-width space, a
-	// byte order or bidi mark) as its bytes.
-	showEdges
-	// showCR: a carriage return as \r, for CSV, whose readers fold CR LF
-	// within a field into LF.
-	showCR
+	showControls = label.ShowControls
+	showInList   = label.ShowInList
+	showEdges    = label.ShowEdges
+	showCR       = label.ShowCR
 )
 
-// appendShown appends a label value for a human or a text format: each byte
-// that is not part of valid UTF-8 becomes the text \xHH, and a backslash
-// becomes \\, so that what is shown names one value only: a byte 0xff
-// shows as \xff and the four characters \xff as \\xff (two series of a
-// tape, which a loader keyed on labels must not take for one). Apache's
-// own escapes are shown escaped again: its \" for a quote shows as \\".
-func appendShown(b []byte, v string, how show) []byte {
-	controls := how&showControls != 0
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(v[i:])
-			if r == utf8.RuneError && n == 1 || controls && (r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff) || how&showEdges != 0 && invisible(r) {
-				// Not UTF-8, a C1 control (U+009B is a CSI), a noncharacter
-				// (XML, so an SVG, cannot hold U+FFFE or U+FFFF), or for the
-				// eye a character that does not show: each byte as \xHH.
-				for _, c := range []byte(v[i : i+n]) {
-					b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
-				}
-			} else {
-				b = append(b, v[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		switch {
-		case c == '\\':
-			b = append(b, '\\', '\\')
-		case c == ',' && how&showInList != 0:
-			b = append(b, '\\', ',')
-		case controls && c == '\t':
-			b = append(b, '\\', 't')
-		case controls && c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r' && how&(showControls|showCR) != 0:
-			b = append(b, '\\', 'r')
-		case c == ' ' && how&showEdges != 0 && (i == 0 || i == len(v)-1 || v[i-1] == ' '):
-			b = append(b, `\x20`...)
-		case controls && (c < ' ' || c == 0x7f):
-			// Other control bytes (ESC above all) would drive the terminal
-			// a table or chart is printed on: a log line must not.
-			b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
-		default:
-			b = append(b, c)
-		}
-		i++
-	}
-	return b
-}
-
-// invisible reports whether r shows as nothing or as a plain space: a
-// format character (zero-width space, byte order and bidi marks), or a
-// space or separator other than ' '.
-func invisible(r rune) bool {
-	return unicode.In(r, unicode.Cf, unicode.Zs, unicode.Zl, unicode.Zp) && r != ' '
-}
+// appendShown appends a label value for a human or a text format, as
+// label.AppendShown does (the one spelling of a shown value).
+func appendShown(b []byte, v string, how show) []byte { return label.AppendShown(b, v, how) }
 
 // appendLabels appends k=v,k=v of labels sorted by name. A name is a plain
 // identifier; a value shows a comma as \, (and a backslash as \\).
@@ -388,12 +322,7 @@ func formatNames() []string {
 	return names
 }
 
-// ShownValue returns a label value as the JSON and OpenMetrics formats
-// show it: a byte that is not part of valid UTF-8 as the text \xHH and a
-// backslash as \\. tgpush sends label values so.
-func ShownValue(v string) string {
-	if utf8.ValidString(v) && !strings.Contains(v, `\`) {
-		return v // nearly every value: shown as it is
-	}
-	return string(appendShown(nil, v, 0))
-}
+// ShownValue is label.Shown.
+//
+// Deprecated: use label.Shown (a command package is no library of another).
+func ShownValue(v string) string { return label.Shown(v) }

@@ -3,10 +3,10 @@ package read
 import (
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -49,10 +49,10 @@ func open(name string, stdin io.Reader, opt tape.Options, stderr io.Writer) (*so
 		return src, src.resolve(stdin, opt, stderr)
 	}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		if err := src.readDocument(filepath.Join(name, "document")); err != nil {
+		if err := src.readDocument(tallystore.At(name).Document()); err != nil {
 			return nil, err
 		}
-		src.tape = filepath.Join(name, "tape")
+		src.tape = tallystore.At(name).Tape()
 		opt.Metrics = withHistogramSeries(opt.Metrics, src.kinds)
 	}
 	f, err := os.Open(src.tape)
@@ -121,8 +121,8 @@ func unreadable(name string, err error) error {
 		return fmt.Errorf("tgread: %s: %v; it was not written by tally, or was damaged", name, err)
 	}
 	dir := "DIR"
-	if filepath.Base(name) == "tape" {
-		dir = filepath.Dir(name)
+	if st, ok := tallystore.OfTape(name); ok {
+		dir = st.Dir
 	}
 	return fmt.Errorf("tgread: %s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", name, err, dir, tape.Remake(dir))
 }

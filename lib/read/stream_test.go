@@ -1,42 +1,21 @@
 package read
 
 import (
-	"bytes"
+	"fmt"
+	"github.com/timbertally/timbertally/lib/testkit"
 	"io"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
-// syncBuffer is a bytes.Buffer that tgread may write while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// syncBuffer is the buffer tgread writes while the test reads it.
+type syncBuffer = testkit.SyncBuffer
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor polls until out holds want, failing after a generous deadline
-// (it is no timing test: the output comes at once when it comes at all).
+// waitFor polls until out holds want (it is no timing test: the output
+// comes at once when it comes at all).
 func waitFor(t *testing.T, out *syncBuffer, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), want); {
-		if time.Now().After(deadline) {
-			t.Fatalf("stdout %q never held %q", out.String(), want)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Poll(t, fmt.Sprintf("stdout to hold %q", want), func() bool { return strings.Contains(out.String(), want) })
 }
 
 func TestStdinPrintsEachBucketAsItsSealArrivesWithoutWaitingForTheEnd(t *testing.T) {

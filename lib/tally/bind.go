@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"hash/crc32"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,8 +19,8 @@ import (
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
-// bindingsFile is the tally store's record of what its tape was counted
-// from (docs/bindings.md):
+// The bindings file (tallystore.Layout.Bindings) is the tally store's
+// record of what its tape was counted from (docs/bindings.md):
 //
 //	tape dev=2049 ino=131077 size=9120                       the tape file the lines below belong to, and its size when a run last ended
 //	doc crc=5d41402a                                         CRC-32 of the document the tape was begun with
@@ -38,8 +38,6 @@ import (
 // (byte for byte the tape of an uninterrupted run) and a run's checks read
 // a few lines, not the whole tape. It is rewritten whole (atomically)
 // before the run appends anything; a bindings file of another tape file
-// (the tape replaced, restored or recreated) is ignored and rewritten.
-const bindingsFile = "bindings"
 
 // binding is one store line of the bindings file.
 type binding struct {
@@ -182,7 +180,7 @@ func (b *bindings) reach(id string) int64 {
 // (removed, an older release's): a store resumed from a cursor is then
 // recorded where it resumed, which is not where its feeding began.
 func Began(dir string) (map[string]int64, error) {
-	b, err := loadBindings(dir, filepath.Join(dir, tapeFile))
+	b, err := loadBindings(dir, tallystore.At(dir).Tape())
 	if err != nil || len(b.stores) == 0 {
 		return nil, err
 	}
@@ -211,7 +209,7 @@ func loadBindings(dir, tp string) (*bindings, error) {
 	if fi, err := os.Stat(tp); err == nil {
 		dev, ino = fileID(fi)
 	}
-	p := filepath.Join(dir, bindingsFile)
+	p := tallystore.At(dir).Bindings()
 	text, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return &bindings{dev: dev, ino: ino}, nil
@@ -246,7 +244,7 @@ func (b *bindings) save(dir string, tape *os.File, ended bool) error {
 	if bytes.Equal(text, b.read) {
 		return nil
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, bindingsFile), text)
+	return atomicfile.WriteFile(tallystore.At(dir).Bindings(), text)
 }
 
 func fileID(fi os.FileInfo) (dev, ino uint64) {
@@ -345,7 +343,7 @@ func (b *bindings) checkDoc(dir string, text []byte, tapeSize int64) error {
 	crc := docCRC(text)
 	if b.hasDoc && b.doc != crc && tapeSize > 0 {
 		return fmt.Errorf("%s is not the document the tape of %s was begun with (CRC-32 %08x, now %08x): it was edited since, and counting on with it would put two documents' buckets on one tape. Nothing was written. Put the document back as it was, or, to count with the edited one, re-derive: %s",
-			filepath.Join(dir, documentFile), dir, b.doc, crc, rederive(dir))
+			tallystore.At(dir).Document(), dir, b.doc, crc, rederive(dir))
 	}
 	b.doc, b.hasDoc = crc, true
 	return nil
@@ -391,7 +389,7 @@ func (b *bindings) checkStore(dir string, s declared, frontier int64, torn int) 
 // A check against a list of generations places that one by its first
 // bytes: those before it in the list were never fed to this tape.
 func FirstGens(dir string) (map[string]protocol.Gen, error) {
-	b, err := loadBindings(dir, filepath.Join(dir, tapeFile))
+	b, err := loadBindings(dir, tallystore.At(dir).Tape())
 	if err != nil || b == nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package tally
 
 import (
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func files(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.Name() == lockFile {
+		if tallystore.IsLock(e.Name()) {
 			continue // the lock names its holder: not state
 		}
 		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -61,7 +62,7 @@ func TestDifferentContentAtPositionsTheTapeHoldsIsRefusedBeforeAnythingIsWritten
 	whole := readTape(t, dir)
 	refused(t, dir, "feed v=1\n"+storeLine(0, "1a2b3c4d", "start")+b1+"end id=web\n", "is not what the tape of "+dir+" counted")
 	_, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "1a2b3c4d", "start")+b1+"end id=web\n")
-	for _, step := range []string{"tally --provision --replace --doc " + filepath.Join(dir, documentFile) + " " + dir, "then feed --reset"} {
+	for _, step := range []string{"tally --provision --replace --doc " + tallystore.At(dir).Document() + " " + dir, "then feed --reset"} {
 		if !strings.Contains(err.Error(), step) {
 			t.Errorf("the refusal does not give the step %q: %v", step, err)
 		}
@@ -106,7 +107,7 @@ func TestATapeCutIntoItsLastSealIsRefusedWhenTheCursorIsPastItsEntries(t *testin
 	// The cursor holds the safe offset tally reported: the open bucket's first entry.
 	safe := int64(strings.Index(b1[strings.Index(b1, "\n")+1:], "131"))
 	torn := whole[:strings.LastIndex(whole, "seal ")+9]
-	os.WriteFile(filepath.Join(dir, tapeFile), []byte(torn), 0o644)
+	os.WriteFile(tallystore.At(dir).Tape(), []byte(torn), 0o644)
 	refused(t, dir, "feed v=1\n"+storeLine(safe, "30d022ed", "cursor"), "records were cut from it")
 	if got := readTape(t, dir); got != torn {
 		t.Fatalf("the refused run repaired the tape")
@@ -129,7 +130,7 @@ func TestAnEditedDocumentIsRefusedWithTheFix(t *testing.T) {
 	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "30d022ed", "start")+b1); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, documentFile)
+	p := tallystore.At(dir).Document()
 	os.WriteFile(p, []byte(strings.Replace(testDoc, "window 10s", "window 5s", 1)), 0o644)
 	b2, _ := batch(end1, 125)
 	refused(t, dir, "feed v=1\n"+storeLine(0, "30d022ed", "cursor")+b1+b2, p+" is not the document the tape of "+dir+" was begun with")
@@ -167,16 +168,16 @@ func TestReplaceMovesTheBindingsAsideWithTheOldTape(t *testing.T) {
 	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "30d022ed", "start")+b1); err != nil {
 		t.Fatal(err)
 	}
-	bound, _ := os.ReadFile(filepath.Join(dir, bindingsFile))
+	bound, _ := os.ReadFile(tallystore.At(dir).Bindings())
 	d, _ := doc.Parse("test", []byte(testDoc))
-	_, err := provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	_, err := tallystore.Provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if old, _ := os.ReadFile(filepath.Join(dir, "bindings.replaced.2026-01-02T03:04:05Z")); len(bound) == 0 || string(old) != string(bound) {
 		t.Fatalf("the old bindings %q are not beside the old tape: %q", bound, old)
 	}
-	if _, err := os.Stat(filepath.Join(dir, bindingsFile)); err == nil {
+	if _, err := os.Stat(tallystore.At(dir).Bindings()); err == nil {
 		t.Fatal("the new tape kept the old tape's bindings")
 	}
 	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "1a2b3c4d", "start")+b1); err != nil {

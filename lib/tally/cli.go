@@ -34,6 +34,7 @@ package tally
 import (
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io/fs"
 	"os"
 	"strings"
@@ -143,7 +144,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 	if err != nil {
 		return err
 	}
-	moved, err := provision(args[0], d, c.Bool("replace"), time.Now())
+	moved, err := tallystore.Provision(args[0], d, c.Bool("replace"), time.Now())
 	if moved != "" {
 		note("moved the old tape aside to %s; re-derive the new one with feed --reset, the cursor and stores as before: feed --reset --cursor FILE STORE... -- tally --run %s", moved, args[0])
 	}

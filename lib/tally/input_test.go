@@ -3,9 +3,9 @@ package tally
 import (
 	"bytes"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -141,7 +141,7 @@ type tapeAtReport struct {
 
 func (w *tapeAtReport) Write(b []byte) (int, error) {
 	if w.size < 0 && strings.Contains(string(b), " taken="+w.at+"\n") {
-		fi, err := os.Stat(filepath.Join(w.dir, tapeFile))
+		fi, err := os.Stat(tallystore.At(w.dir).Tape())
 		if err != nil {
 			return 0, err
 		}
@@ -223,10 +223,10 @@ func FuzzReadAheadChangesNothing(f *testing.F) {
 		var tapes, errs [2]string
 		for i, r := range []io.Reader{&pipeReader{strings.NewReader(in), n}, &readyReader{pipeReader{strings.NewReader(in), n}}} {
 			dir := dirs[i]
-			if err := os.Truncate(filepath.Join(dir, tapeFile), 0); err != nil {
+			if err := os.Truncate(tallystore.At(dir).Tape(), 0); err != nil {
 				t.Fatal(err)
 			}
-			os.Remove(filepath.Join(dir, bindingsFile)) // a tape emptied is a new store
+			os.Remove(tallystore.At(dir).Bindings()) // a tape emptied is a new store
 			if err := run(dir, r, io.Discard, func(string, ...any) {}); err != nil {
 				errs[i] = err.Error()
 			}

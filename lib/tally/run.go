@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/bucket"
@@ -36,11 +36,11 @@ type consumer struct {
 
 // run is tally --run DIR.
 func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) error {
-	d, err := loadDocument(dir)
+	d, err := tallystore.LoadDocument(dir)
 	if err != nil {
 		return err
 	}
-	l, err := lock(dir)
+	l, err := tallystore.Lock(dir, "tally")
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	}
 	// Everything is checked before anything is written: a refused run
 	// changes no file (not even the repair of a torn tail).
-	tp := filepath.Join(dir, tapeFile)
+	tp := tallystore.At(dir).Tape()
 	known, b, torn, err := c.check(d.Text, d.Width, tp, stores, decl)
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func checkWidth(dir string, width, sealed time.Duration) error {
 		return nil
 	}
 	return fmt.Errorf("%s has window %s, but the tape of %s holds buckets %s wide: the document was edited since the tape was begun, and counting on with it would put buckets of two widths on one tape. Nothing was written. Put the document's window back to %s, or, to count with the edited one, re-derive: %s",
-		filepath.Join(dir, documentFile), width, dir, sealed, sealed, rederive(dir))
+		tallystore.At(dir).Document(), width, dir, sealed, sealed, rederive(dir))
 }
 
 // check reads what the tape at tp already accounts for (the tail a replay

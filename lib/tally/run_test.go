@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ func newStore(t testing.TB) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "s")
-	if _, err := provision(dir, d, false, time.Now()); err != nil {
+	if _, err := tallystore.Provision(dir, d, false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -53,7 +54,7 @@ func runInput(t *testing.T, dir, in string) (string, error) {
 
 func readTape(t *testing.T, dir string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, tapeFile))
+	b, err := os.ReadFile(tallystore.At(dir).Tape())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestProtocolViolationsAreRefusedWithTheLine(t *testing.T) {
 
 func TestASecondRunOnALockedStoreIsRefusedNamingTheFirst(t *testing.T) {
 	dir := newStore(t)
-	l, err := lock(dir)
+	l, err := tallystore.Lock(dir, "tally")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +156,11 @@ func TestASecondRunOnALockedStoreIsRefusedNamingTheFirst(t *testing.T) {
 func TestProvisionRefusesAnExistingStoreAndReplaceKeepsTheOldTape(t *testing.T) {
 	dir := newStore(t)
 	d, _ := doc.Parse("test", []byte(testDoc))
-	if _, err := provision(dir, d, false, time.Now()); err == nil || !strings.Contains(err.Error(), "--replace") {
+	if _, err := tallystore.Provision(dir, d, false, time.Now()); err == nil || !strings.Contains(err.Error(), "--replace") {
 		t.Fatalf("want a refusal naming --replace, got %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, tapeFile), []byte("end\n"), 0o644)
-	moved, err := provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	os.WriteFile(tallystore.At(dir).Tape(), []byte("end\n"), 0o644)
+	moved, err := tallystore.Provision(dir, d, true, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestATornTapeIsCutAndItsEntriesReplayed(t *testing.T) {
 	whole := readTape(t, dir)
 	// A crash in the middle of the last group: its seal half written.
 	torn := whole[:strings.LastIndex(whole, "seal ")+9]
-	os.WriteFile(filepath.Join(dir, tapeFile), []byte(torn), 0o644)
+	os.WriteFile(tallystore.At(dir).Tape(), []byte(torn), 0o644)
 	var notes []string
 	var out bytes.Buffer
 	err := run(dir, strings.NewReader(in), &out, func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) })
@@ -488,7 +489,7 @@ func TestALaterKindsLineOnTheTapeIsPassedOverOnResumeAndKeptWhereItIs(t *testing
 			t.Fatal(err)
 		}
 		before := readTape(t, dir)
-		os.WriteFile(filepath.Join(dir, tapeFile), []byte(before+later+torn), 0o644)
+		os.WriteFile(tallystore.At(dir).Tape(), []byte(before+later+torn), 0o644)
 		if _, err := runInput(t, dir, second); err != nil {
 			t.Fatalf("torn %q: %v", torn, err)
 		}
@@ -509,7 +510,7 @@ func TestADamagedLineInTheTapesTailStopsTallyNamingItsByteAndTheFix(t *testing.T
 	}
 	before := readTape(t, dir)
 	damaged := before + "garbage here\n"
-	os.WriteFile(filepath.Join(dir, tapeFile), []byte(damaged), 0o644)
+	os.WriteFile(tallystore.At(dir).Tape(), []byte(damaged), 0o644)
 	b2, _ := batch(16, 125, 131)
 	_, err := runInput(t, dir, "feed v=1\nstore id=web offset=16\n"+b2+"end id=web\n")
 	if err == nil {

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/timbertally/timbertally/lib/tallystore"
 	"io"
-	"path/filepath"
 )
 
 // readSize is the Reader's buffer: reads of 256 KiB keep syscalls far
@@ -107,7 +107,7 @@ func Remake(dir string) string {
 // --against): the one spelling of the two steps, for every message that
 // advises them.
 func RemakeFrom(dir, feed string) string {
-	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then %s", filepath.Join(dir, "document"), dir, feed)
+	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then %s", tallystore.At(dir).Document(), dir, feed)
 }
 
 // Damaged reports whether err is about a line of a tape that is no record

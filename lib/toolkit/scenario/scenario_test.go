@@ -1,4 +1,4 @@
-package testscripts
+package scenario
 
 import (
 	"os"
