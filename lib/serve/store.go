@@ -23,12 +23,12 @@ type store struct {
 	kinds  map[string]doc.MetricKind
 	labels []string // the label names its document's metrics have (by=)
 	f      *os.File
-	off    int64 // the end of the last whole line read
 	later  tape.LaterKinds
 	notes  io.Writer
 
-	mu     sync.Mutex // guards totals
+	mu     sync.Mutex // guards totals and off (written by the follower only)
 	totals *cumulative.Totals
+	off    int64 // the end of the last whole line read
 }
 
 // openStore reads a tally store's document and opens its tape, at its
@@ -92,16 +92,18 @@ func (s *store) catchUp() error {
 		if err != nil {
 			return fmt.Errorf("tgserve: reading %s: %v", s.path, err)
 		}
-		at := s.off
-		s.off += int64(len(line)) + 1
-		if err := s.add(line, at); err != nil {
+		if err := s.add(line, s.off); err != nil {
 			return err
 		}
 	}
 }
 
-// add takes one whole line, at byte at of the tape.
+// add takes one whole line, at byte at of the tape, and moves the offset
+// past it.
 func (s *store) add(line []byte, at int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.off = at + int64(len(line)) + 1
 	rec, err := tape.ParseOrLater(line)
 	if err != nil {
 		return fmt.Errorf("tgserve: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); the counters stay at the buckets before it; re-make the tape from its logs, %s, then run tgserve again",
@@ -113,8 +115,6 @@ func (s *store) add(line []byte, at int64) error {
 		}
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := s.totals.Add(&rec); err != nil {
 		return fmt.Errorf("tgserve: %s, the line at byte %d: %v", s.path, at, err)
 	}
