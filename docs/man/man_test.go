@@ -19,6 +19,7 @@ import (
 	"github.com/timbertally/timbertally/lib/feed"
 	"github.com/timbertally/timbertally/lib/push"
 	"github.com/timbertally/timbertally/lib/read"
+	"github.com/timbertally/timbertally/lib/serve"
 	"github.com/timbertally/timbertally/lib/synth"
 	"github.com/timbertally/timbertally/lib/tally"
 	"github.com/urfave/cli/v2"
@@ -33,6 +34,7 @@ var binaries = map[string]func() *cli.App{
 	"tgcheck": check.App,
 	"tgsynth": synth.App,
 	"tgpush":  push.App,
+	"tgserve": serve.App,
 }
 
 var update = flag.Bool("update", false, "write the man pages instead of comparing them")
