@@ -144,7 +144,7 @@ func TestEveryDashboardQueryReadsEachMinuteOfATapeInPrometheusAsTgreadAndTheTape
 	checked := 0
 	for m := buckets[0].start.Truncate(time.Minute); !m.Add(time.Minute).After(last.Add(buckets[0].width)); m = m.Add(time.Minute) {
 		at := m.Add(time.Minute + 70*time.Second) // read offset window + grace
-		end := m.Add(time.Minute).UnixMilli() - 1  // the last stamp of the minute
+		end := m.Add(time.Minute).UnixMilli() - 1 // the last stamp of the minute
 		want := expectedPanels(buckets, rows[m], p50[m], p99[m], end)
 		for name, expr := range targets {
 			got := prom.instantAt(expr, at)
