@@ -4,7 +4,9 @@
 // cumulative classic histogram, min and max gauges of the newest sealed
 // bucket, and the data-quality counts (entries, late, dropped by reason,
 // capped by metric) counters too. It is the one owner of that computation:
-// tgserve serves its totals for scrape, and tgpush --counters sends them.
+// tgserve serves its totals for scrape (Each), and tgpush --counters is to
+// send them (Samples: each seal's changed totals at the bucket's last
+// millisecond, a zero before a series' first).
 //
 // Totals is fed a tape's records in tape order (Add) and folds a group
 // into the totals at its seal, as tgpush groups a tape: a bucket's series
@@ -32,6 +34,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/tape"
@@ -65,6 +68,7 @@ type Series struct {
 	Value   float64      // Counter, Histogram: the sum over every sealed bucket; Gauge: the newest bucket's
 	Created int64        // the start (Unix ns) of the first sealed bucket that held it
 	Last    int64        // the start of the newest sealed bucket that held it
+	fresh   bool         // made by the last fold
 }
 
 // Totals is the running totals of one tape. It is not safe for concurrent
@@ -80,6 +84,8 @@ type Totals struct {
 	newest int64 // the start of the newest sealed bucket
 	width  int64
 	seals  int64
+	folded []*Series // what the last seal or end folded into, in order
+	ended  bool      // the last fold was an end record's
 }
 
 // New returns the totals of an empty tape whose metrics have kinds (the
@@ -126,6 +132,7 @@ func (t *Totals) Add(rec *tape.Record) error {
 	case tape.Seal:
 		return t.seal(rec)
 	case tape.End:
+		t.newFold(true)
 		t.markers()    // nothing else would ever carry them
 		t.clearGroup() // series without a seal are no bucket's numbers
 	}
@@ -139,6 +146,7 @@ func (t *Totals) seal(rec *tape.Record) error {
 	}
 	t.newest, t.width = rec.Start, int64(rec.Width)
 	t.seals++
+	t.newFold(false)
 	for _, key := range t.order {
 		r := t.group[key]
 		t.fold(key, r.Metric, r.Labels, r.Value, t.shape(r.Metric))
@@ -147,6 +155,14 @@ func (t *Totals) seal(rec *tape.Record) error {
 	t.fold(EntriesMetric, EntriesMetric, nil, float64(rec.Entries), Counter)
 	t.markers()
 	return nil
+}
+
+// newFold forgets what the previous seal or end folded.
+func (t *Totals) newFold(ended bool) {
+	for _, s := range t.folded {
+		s.fresh = false
+	}
+	t.folded, t.ended = t.folded[:0], ended
 }
 
 // markers folds the pending markers' counts, in the newest bucket. The
@@ -177,7 +193,7 @@ func (t *Totals) clearGroup() {
 func (t *Totals) fold(key, metric string, labels []tape.Label, v float64, shape Shape) {
 	s, ok := t.series[key]
 	if !ok {
-		s = &Series{Family: t.family(metric, shape), Metric: metric, Labels: slices.Clone(labels), Shape: shape, Created: t.newest}
+		s = &Series{Family: t.family(metric, shape), Metric: metric, Labels: slices.Clone(labels), Shape: shape, Created: t.newest, fresh: true}
 		t.series[key] = s
 	}
 	if shape == Gauge {
@@ -186,6 +202,7 @@ func (t *Totals) fold(key, metric string, labels []tape.Label, v float64, shape 
 		s.Value += v
 	}
 	s.Last = t.newest
+	t.folded = append(t.folded, s)
 }
 
 // shape is how a tape metric is exposed, by its document kind.
@@ -244,4 +261,39 @@ func (s *Series) Name() string {
 func cutTotal(metric string) (string, bool) {
 	f, ok := strings.CutSuffix(metric, "_total")
 	return f, ok && f != ""
+}
+
+// Sample is one sample of the counters' shape, as tgpush --counters sends
+// it: a series, a time (Unix ms) and its value then.
+type Sample struct {
+	Series *Series
+	Ms     int64
+	Value  float64
+}
+
+// Samples appends to out the samples of what the last seal (or end
+// record) folded: each series it changed, at the bucket's last millisecond
+// (tape.SampleMs), with its running total (a gauge: the bucket's value). A
+// counter or histogram series first seen in that bucket is preceded by a
+// 0 at the last millisecond of the bucket before, so that increase() and
+// rate() over the bucket see its first count. The markers folded at an end
+// record are stamped at the end of the newest bucket, a millisecond after
+// its samples and before any later bucket's, so that no series has two
+// values at one time.
+func (t *Totals) Samples(out []Sample) []Sample {
+	if t.seals == 0 {
+		return out
+	}
+	at := tape.SampleMs(t.newest, time.Duration(t.width))
+	zero := tape.SampleMs(t.newest-t.width, time.Duration(t.width))
+	if t.ended {
+		at, zero = at+1, at
+	}
+	for _, s := range t.folded {
+		if s.fresh && s.Shape != Gauge {
+			out = append(out, Sample{s, zero, 0})
+		}
+		out = append(out, Sample{s, at, s.Value})
+	}
+	return out
 }

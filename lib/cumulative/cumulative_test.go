@@ -146,3 +146,81 @@ func TestACounterTheDocumentNamedWithTotalIsNotTotalTwice(t *testing.T) {
 		t.Errorf("names %q", names)
 	}
 }
+
+// samplesAfter feeds the tape's lines and collects the samples after each
+// seal or end, as "name{labels} ms value".
+func samplesAfter(t *testing.T, text string) []string {
+	t.Helper()
+	tt := New(kinds)
+	var out []string
+	for line := range strings.Lines(text) {
+		rec, err := tape.Parse([]byte(strings.TrimSuffix(line, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tt.Add(&rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Kind == tape.Seal || rec.Kind == tape.End {
+			var ss []string
+			for _, s := range tt.Samples(nil) {
+				ss = append(ss, fmt.Sprintf("%s %d %v", tape.AppendSeries(nil, s.Series.Name(), s.Series.Labels), s.Ms, s.Value))
+			}
+			slices.Sort(ss)
+			out = append(out, ss...)
+		}
+	}
+	return out
+}
+
+func TestEachSealSendsTheRunningTotalsOfWhatItChangedAtItsLastMillisecondAfterAZeroForANewSeries(t *testing.T) {
+	got := samplesAfter(t, threeBuckets)
+	// 13:55:00Z is 1791640500 s: its bucket's last millisecond is
+	// 1791640509999, the one before it ends at 1791640499999. Worked by
+	// hand from threeBuckets.
+	want := []string{
+		// the first seal: every series new, a zero before each counter
+		`bytes_total{status="200"} 1791640499999 0`,
+		`bytes_total{status="200"} 1791640509999 400`,
+		`latency_bucket{le="+Inf"} 1791640499999 0`,
+		`latency_bucket{le="+Inf"} 1791640509999 4`,
+		`latency_bucket{le="0.1"} 1791640499999 0`,
+		`latency_bucket{le="0.1"} 1791640509999 3`,
+		`latency_count 1791640499999 0`,
+		`latency_count 1791640509999 4`,
+		`latency_sum 1791640499999 0`,
+		`latency_sum 1791640509999 0.5`,
+		`requests_total{status="200"} 1791640499999 0`,
+		`requests_total{status="200"} 1791640509999 4`,
+		`slowest 1791640509999 9`,
+		`timbertally_capped_entries_total{metric="requests"} 1791640499999 0`,
+		`timbertally_capped_entries_total{metric="requests"} 1791640509999 2`,
+		`timbertally_entries_total 1791640499999 0`,
+		`timbertally_entries_total 1791640509999 6`,
+		`timbertally_late_entries_total 1791640499999 0`,
+		`timbertally_late_entries_total 1791640509999 0`,
+		// the second: 500 and the drop are new; the repeated 500 line counts its last value
+		`requests_total{status="200"} 1791640519999 5`,
+		`requests_total{status="500"} 1791640509999 0`,
+		`requests_total{status="500"} 1791640519999 5`,
+		`slowest 1791640519999 7`,
+		`timbertally_dropped_entries_total{reason="no-time"} 1791640509999 0`,
+		`timbertally_dropped_entries_total{reason="no-time"} 1791640519999 1`,
+		`timbertally_entries_total 1791640519999 12`,
+		`timbertally_late_entries_total 1791640519999 3`,
+		// the third
+		`latency_bucket{le="+Inf"} 1791640529999 6`,
+		`latency_bucket{le="0.1"} 1791640529999 4`,
+		`latency_count 1791640529999 6`,
+		`latency_sum 1791640529999 1.75`,
+		`requests_total{status="200"} 1791640529999 15`,
+		`timbertally_entries_total 1791640529999 22`,
+		`timbertally_late_entries_total 1791640529999 3`,
+		// the end: its !drop a millisecond after the newest bucket's samples
+		`timbertally_dropped_entries_total{reason="no-time"} 1791640530000 5`,
+		`timbertally_late_entries_total 1791640530000 3`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
