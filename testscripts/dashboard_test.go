@@ -97,13 +97,8 @@ func dashboardTargets(t *testing.T) map[string]string {
 // minuteRows is tgread --step 1m of the requests: by minute, by status.
 func minuteRows(t *testing.T, st string) map[time.Time]map[string]float64 {
 	t.Helper()
-	out, err := exec.Command("tgread", "--step", "1m", "--metric", "requests", "--format", "tsv", st).Output()
-	if err != nil {
-		t.Fatalf("tgread: %v", err)
-	}
 	res := map[time.Time]map[string]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
-		f := strings.Split(line, "\t")
+	for _, f := range tgreadTSV(t, st, "--step", "1m", "--metric", "requests") {
 		at, _ := time.Parse(time.RFC3339, f[0])
 		if res[at] == nil {
 			res[at] = map[string]float64{}

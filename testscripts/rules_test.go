@@ -213,17 +213,28 @@ func promtoolSeries(b *strings.Builder, series map[string][]sample) {
 	}
 }
 
+// tgreadTSV runs tgread with args and --format tsv on the store, and
+// returns its rows' columns (time, metric, labels, value), the header left
+// out.
+func tgreadTSV(t *testing.T, st string, args ...string) [][]string {
+	t.Helper()
+	out, err := exec.Command("tgread", append(append(args, "--format", "tsv"), st)...).Output()
+	if err != nil {
+		t.Fatalf("tgread %s: %v", strings.Join(args, " "), err)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	return rows
+}
+
 // quantiles is tgread --quantile Q --step 1m: the quantile of each minute,
 // by the minute's start.
 func quantiles(t *testing.T, st, q string) map[time.Time]string {
 	t.Helper()
-	out, err := exec.Command("tgread", "--quantile", q, "--step", "1m", "--format", "tsv", st).Output()
-	if err != nil {
-		t.Fatalf("tgread --quantile: %v", err)
-	}
 	res := map[time.Time]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
-		f := strings.Split(line, "\t")
+	for _, f := range tgreadTSV(t, st, "--quantile", q, "--step", "1m") {
 		at, _ := time.Parse(time.RFC3339, f[0])
 		res[at] = f[3]
 	}

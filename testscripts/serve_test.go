@@ -4,46 +4,16 @@ import (
 	"bufio"
 	"fmt"
 	mrand "math/rand/v2"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// tgserve is built once per test run (the test binary's command set holds
-// the other binaries).
-var (
-	tgserveOnce sync.Once
-	tgservePath string
-	tgserveErr  error
-)
-
-func tgserveBin(t *testing.T) string {
-	t.Helper()
-	tgserveOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "timbertally-tgserve-")
-		if err != nil {
-			tgserveErr = err
-			return
-		}
-		tgservePath = filepath.Join(dir, "tgserve")
-		if out, err := exec.Command("go", "build", "-o", tgservePath, "../cmd/tgserve").CombinedOutput(); err != nil {
-			tgserveErr = fmt.Errorf("go build ../cmd/tgserve: %v\n%s", err, out)
-		}
-	})
-	if tgserveErr != nil {
-		t.Fatal(tgserveErr)
-	}
-	return tgservePath
-}
 
 // scrapeOnly starts a Prometheus without a remote-write receiver (its
 // default) that scrapes target every second, as job tgserve.
@@ -56,30 +26,10 @@ func scrapeOnly(t *testing.T, kind, target string) *receiver {
 	return r
 }
 
-// instant evaluates expr now and returns each series' value, keyed by its
-// labels as name{k=v,...} without job and instance.
+// instant evaluates expr now (instantAt).
 func (r *receiver) instant(expr string) map[string]float64 {
 	r.t.Helper()
-	var res struct {
-		Status string
-		Error  string
-		Data   struct {
-			Result []struct {
-				Metric map[string]string
-				Value  [2]any
-			}
-		}
-	}
-	r.getJSON("/api/v1/query?"+url.Values{"query": {expr}}.Encode(), "", "", &res)
-	if res.Status != "success" {
-		r.t.Fatalf("query %s: %s", expr, res.Error)
-	}
-	out := map[string]float64{}
-	for _, s := range res.Data.Result {
-		v, _ := strconv.ParseFloat(s.Value[1].(string), 64)
-		out[seriesKey(s.Metric)] = v
-	}
-	return out
+	return r.instantAt(expr, time.Now())
 }
 
 func seriesKey(m map[string]string) string {
@@ -144,7 +94,7 @@ func logTotals(t *testing.T, path, store string) map[string]float64 {
 }
 
 func TestAScrapeOnlyPrometheusReadsTgservesCountersAsTheLogsTotalsAndARestartedTgserveResetsNone(t *testing.T) {
-	serve := tgserveBin(t)
+	serve := bin(t, "tgserve")
 	port := freePort(t)
 	target := fmt.Sprintf("127.0.0.1:%d", port)
 	prom := scrapeOnly(t, "prometheus", target)

@@ -78,10 +78,8 @@ type Totals struct {
 	series map[string]*Series // by the tape's series text
 	group  map[string]tape.Record
 	order  []string // the group's series texts, in tape order
-	late   int64
-	drop   map[string]int64
-	capped map[string]int64
-	newest int64 // the start of the newest sealed bucket
+	marks  Marks    // the markers since the last seal
+	newest int64    // the start of the newest sealed bucket
 	width  int64
 	seals  int64
 	folded []*Series // what the last seal or end folded into, in order
@@ -91,8 +89,7 @@ type Totals struct {
 // New returns the totals of an empty tape whose metrics have kinds (the
 // tally store's document; a metric it does not name is a counter).
 func New(kinds map[string]doc.MetricKind) *Totals {
-	return &Totals{kinds: kinds, series: map[string]*Series{}, group: map[string]tape.Record{},
-		drop: map[string]int64{}, capped: map[string]int64{}}
+	return &Totals{kinds: kinds, series: map[string]*Series{}, group: map[string]tape.Record{}}
 }
 
 // KindsOf returns a document's metric kinds, as New wants them.
@@ -123,12 +120,8 @@ func (t *Totals) Add(rec *tape.Record) error {
 			t.order = append(t.order, key)
 		}
 		t.group[key] = *rec
-	case tape.Late:
-		t.late += rec.Count
-	case tape.Drop:
-		t.drop[rec.Reason] += rec.Count
-	case tape.Cap:
-		t.capped[rec.Metric] += rec.Count
+	case tape.Late, tape.Drop, tape.Cap:
+		t.marks.Add(rec)
 	case tape.Seal:
 		return t.seal(rec)
 	case tape.End:
@@ -172,16 +165,41 @@ func (t *Totals) markers() {
 	if t.seals == 0 {
 		return // no bucket yet: they wait for the first seal
 	}
-	t.fold(LateMetric, LateMetric, nil, float64(t.late), Counter)
-	for _, r := range slices.Sorted(maps.Keys(t.drop)) {
-		t.fold(DroppedMetric+"\x00"+r, DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, float64(t.drop[r]), Counter)
+	t.fold(LateMetric, LateMetric, nil, t.marks.Late, Counter)
+	for _, r := range slices.Sorted(maps.Keys(t.marks.Dropped)) {
+		t.fold(DroppedMetric+"\x00"+r, DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, t.marks.Dropped[r], Counter)
 	}
-	for _, m := range slices.Sorted(maps.Keys(t.capped)) {
-		t.fold(CappedMetric+"\x00"+m, CappedMetric, []tape.Label{{Name: "metric", Value: m}}, float64(t.capped[m]), Counter)
+	for _, m := range slices.Sorted(maps.Keys(t.marks.Capped)) {
+		t.fold(CappedMetric+"\x00"+m, CappedMetric, []tape.Label{{Name: "metric", Value: m}}, t.marks.Capped[m], Counter)
 	}
-	t.late = 0
-	clear(t.drop)
-	clear(t.capped)
+	t.marks = Marks{}
+}
+
+// Marks is what a group's markers count, as the data-quality series
+// carry it: the entries of its !late markers, of its !drop markers by
+// reason, and of its !cap markers by metric.
+type Marks struct {
+	Late    float64
+	Dropped map[string]float64 // nil until a !drop
+	Capped  map[string]float64 // nil until a !cap
+}
+
+// Add counts a marker (any other record is passed over).
+func (m *Marks) Add(rec *tape.Record) {
+	switch rec.Kind {
+	case tape.Late:
+		m.Late += float64(rec.Count)
+	case tape.Drop:
+		if m.Dropped == nil {
+			m.Dropped = map[string]float64{}
+		}
+		m.Dropped[rec.Reason] += float64(rec.Count)
+	case tape.Cap:
+		if m.Capped == nil {
+			m.Capped = map[string]float64{}
+		}
+		m.Capped[rec.Metric] += float64(rec.Count)
+	}
 }
 
 func (t *Totals) clearGroup() {

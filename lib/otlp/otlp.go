@@ -205,29 +205,21 @@ func (h *histogram) fill() {
 // per bucket: entries and late with every bucket, dropped and capped where
 // there are some.
 func (e *encoder) quality(g *Group) {
-	var late float64
-	dropped, capped := map[string]float64{}, map[string]float64{}
-	for _, m := range g.Markers {
-		switch m.Kind {
-		case tape.Late:
-			late += float64(m.Count)
-		case tape.Drop:
-			dropped[m.Reason] += float64(m.Count)
-		case tape.Cap:
-			capped[m.Metric] += float64(m.Count)
-		}
+	var m cumulative.Marks
+	for i := range g.Markers {
+		m.Add(&g.Markers[i])
 	}
 	if g.Sealed {
 		e.sum(cumulative.EntriesMetric, nil, float64(g.Entries), true)
 	}
-	if g.Sealed || late > 0 {
-		e.sum(cumulative.LateMetric, nil, late, true)
+	if g.Sealed || m.Late > 0 {
+		e.sum(cumulative.LateMetric, nil, m.Late, true)
 	}
-	for _, r := range slices.Sorted(maps.Keys(dropped)) {
-		e.sum(cumulative.DroppedMetric, []*commonpb.KeyValue{attr("reason", r)}, dropped[r], true)
+	for _, r := range slices.Sorted(maps.Keys(m.Dropped)) {
+		e.sum(cumulative.DroppedMetric, []*commonpb.KeyValue{attr("reason", r)}, m.Dropped[r], true)
 	}
-	for _, m := range slices.Sorted(maps.Keys(capped)) {
-		e.sum(cumulative.CappedMetric, []*commonpb.KeyValue{attr("metric", m)}, capped[m], true)
+	for _, c := range slices.Sorted(maps.Keys(m.Capped)) {
+		e.sum(cumulative.CappedMetric, []*commonpb.KeyValue{attr("metric", c)}, m.Capped[c], true)
 	}
 }
 

@@ -59,10 +59,10 @@ func newRow(c *cumulative.Series, extra []tape.Label) row {
 			r.le, _ = strconv.ParseFloat(r.leText, 64)
 			continue
 		}
-		b = appendLabel(b, l.Name, read.ShownValue(l.Value))
+		b = appendLabel(b, l.Name, l.Value, read.AppendOpenMetricsValue)
 	}
 	for _, l := range extra {
-		b = appendLabel(b, l.Name, l.Value)
+		b = appendLabel(b, l.Name, l.Value, read.AppendOpenMetricsValue)
 	}
 	r.labels = b
 	if c.Shape == cumulative.Histogram {
@@ -76,24 +76,18 @@ func newRow(c *cumulative.Series, extra []tape.Label) row {
 	return r
 }
 
-// appendLabel appends name="value" escaped as both expositions escape a
-// label value (\\, \", \n), after a comma unless it is the first.
-func appendLabel(b []byte, name, value string) []byte {
+// appendLabel appends name="value" after a comma unless it is the first,
+// the value escaped by escape: a tape's value shown and escaped as both
+// expositions want it (read.AppendOpenMetricsValue), a --label's or a
+// store name's (UTF-8 text, shown as it is) escaped only (\\, \", \n, as
+// tape.AppendEscaped escapes UTF-8).
+func appendLabel(b []byte, name, value string, escape func([]byte, string) []byte) []byte {
 	if len(b) > 0 {
 		b = append(b, ',')
 	}
 	b = append(b, name...)
 	b = append(b, '=', '"')
-	for i := 0; i < len(value); i++ {
-		switch c := value[i]; c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		default:
-			b = append(b, c)
-		}
-	}
+	b = escape(b, value)
 	return append(b, '"')
 }
 

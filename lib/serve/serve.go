@@ -193,7 +193,7 @@ func (sv *server) follow(ctx context.Context, poll time.Duration, addr string, s
 
 // metrics answers a scrape: tgserve's own metrics, then the tapes'.
 func (sv *server) metrics(w http.ResponseWriter, r *http.Request) {
-	om := expfmt.NegotiateIncludingOpenMetrics(r.Header).FormatType() == expfmt.TypeOpenMetrics
+	om := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...).FormatType() == expfmt.TypeOpenMetrics
 	var b bytes.Buffer
 	mfs, err := sv.registry.Gather()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/cumulative"
 	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/read"
 	"github.com/timbertally/timbertally/lib/tape"
 )
 
@@ -34,7 +35,8 @@ type store struct {
 // openStore reads a tally store's document and opens its tape, at its
 // start.
 func openStore(dir string, notes io.Writer) (*store, error) {
-	s := &store{dir: dir, name: filepath.Base(filepath.Clean(dir)), path: filepath.Join(dir, "tape"), notes: notes}
+	// The name is a label value: shown as UTF-8 text, as a tape's are.
+	s := &store{dir: dir, name: read.ShownValue(filepath.Base(filepath.Clean(dir))), path: filepath.Join(dir, "tape"), notes: notes}
 	text, err := os.ReadFile(filepath.Join(dir, "document"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tgserve: %s is not a tally store (it has no document); name the directory tally --provision made, or make one: tally --provision --doc DOC %s", dir, dir)
