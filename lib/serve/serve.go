@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/timbertally/timbertally/lib/command"
+	"github.com/timbertally/timbertally/lib/cumulative"
 	"github.com/timbertally/timbertally/lib/doc"
 	"github.com/timbertally/timbertally/lib/read"
 	"github.com/timbertally/timbertally/lib/tape"
@@ -100,15 +103,41 @@ func (sv *server) check() error {
 	}
 	kinds := map[string]doc.MetricKind{}
 	where := map[string]string{}
+	owner := map[string]string{} // an exposed name: the metric that gives it
+	for _, q := range []string{cumulative.EntriesMetric, cumulative.LateMetric, cumulative.DroppedMetric, cumulative.CappedMetric, "timbertally_newest_bucket_end_seconds"} {
+		for _, name := range exposed(q, doc.Count) {
+			owner[name] = "tgserve's own " + q
+		}
+	}
 	for _, s := range sv.stores {
-		for m, k := range s.kinds {
+		for _, m := range slices.Sorted(maps.Keys(s.kinds)) {
+			k := s.kinds[m]
 			if was, ok := kinds[m]; ok && was != k {
 				return command.Usagef("tgserve: the metric %s is a %s in %s but a %s in %s: one family cannot be both; serve the stores from two tgserves", m, was, where[m], k, s.dir)
 			}
 			kinds[m], where[m] = k, s.dir
+			for _, name := range exposed(m, k) {
+				if o, ok := owner[name]; ok && o != m {
+					return command.Usagef("tgserve: the metrics %s and %s (in %s) would both be served as %s; serve the stores from two tgserves, or re-derive one with a metric of another name", o, m, s.dir, name)
+				}
+				owner[name] = m
+			}
 		}
 	}
 	return nil
+}
+
+// exposed lists the family and sample names a document's metric of kind k
+// is served under.
+func exposed(metric string, k doc.MetricKind) []string {
+	switch k {
+	case doc.Min, doc.Max:
+		return []string{metric}
+	case doc.Histogram:
+		return []string{metric, metric + doc.BucketSuffix, metric + doc.SumSuffix, metric + doc.CountSuffix, metric + "_created"}
+	}
+	f := strings.TrimSuffix(metric, "_total")
+	return []string{f, f + "_total", f + "_created"}
 }
 
 // newestGauge is the end of a store's newest sealed bucket, in Unix

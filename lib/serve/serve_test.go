@@ -242,3 +242,21 @@ func TestALabelOfTheTapesSeriesOrTwoStoresOfOneNameAreRefusedAsUsage(t *testing.
 		}
 	}
 }
+
+func TestMetricsThatWouldBeServedUnderOneNameAreRefusedAsUsage(t *testing.T) {
+	for _, metrics := range []string{
+		"metric hits count\nmetric hits_total count\n",                     // both hits_total
+		"metric latency histogram=bytes\nmetric latency_sum_total count\n", // latency_sum twice
+		"metric timbertally_entries count\n",                               // tgserve's own
+	} {
+		dir := newStore(t, "web", firstGroups)
+		text := "format apache-combined\nwindow 10s grace=0s\n" + metrics
+		if err := os.WriteFile(filepath.Join(dir, "document"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := newServer(&Options{Stores: []string{dir}, Stderr: io.Discard})
+		if !command.IsUsage(err) || !strings.Contains(err.Error(), "would both be served as") {
+			t.Errorf("%q: got %v, want a usage error naming the clash", metrics, err)
+		}
+	}
+}
