@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"maps"
 	"net"
@@ -184,7 +185,9 @@ func (sv *server) serve(ctx context.Context, l net.Listener, o *Options) error {
 		return err
 	}
 	mux.Handle("/", landing)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The server's own complaints (a TLS handshake refused) go where
+	// tgserve's notes go, named.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(o.Stderr, "tgserve: ", 0)}
 	flags := &web.FlagConfig{WebListenAddresses: &[]string{o.Listen}, WebSystemdSocket: new(bool), WebConfigFile: &o.WebConfig}
 	logger := slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	served := make(chan error, 1)
