@@ -69,6 +69,9 @@ type Series struct {
 	Created int64        // the start (Unix ns) of the first sealed bucket that held it
 	Last    int64        // the start of the newest sealed bucket that held it
 	fresh   bool         // made by the last fold
+	sealed  bool         // folded at least once: shown
+	pending bool         // in the group being read, with the value pend
+	pend    float64
 }
 
 // Totals is the running totals of one tape. It is not safe for concurrent
@@ -76,10 +79,10 @@ type Series struct {
 type Totals struct {
 	kinds  map[string]doc.MetricKind
 	series map[string]*Series // by the tape's series text
-	group  map[string]tape.Record
-	order  []string // the group's series texts, in tape order
-	marks  Marks    // the markers since the last seal
-	newest int64    // the start of the newest sealed bucket
+	group  []*Series          // the series of the group being read, in tape order
+	buf    []byte             // a series' text, reused
+	marks  Marks              // the markers since the last seal
+	newest int64              // the start of the newest sealed bucket
 	width  int64
 	seals  int64
 	folded []*Series // what the last seal or end folded into, in order
@@ -89,7 +92,7 @@ type Totals struct {
 // New returns the totals of an empty tape whose metrics have kinds (the
 // tally store's document; a metric it does not name is a counter).
 func New(kinds map[string]doc.MetricKind) *Totals {
-	return &Totals{kinds: kinds, series: map[string]*Series{}, group: map[string]tape.Record{}}
+	return &Totals{kinds: kinds, series: map[string]*Series{}}
 }
 
 // KindsOf returns a document's metric kinds, as New wants them.
@@ -115,11 +118,20 @@ func (e *FragmentError) Error() string {
 func (t *Totals) Add(rec *tape.Record) error {
 	switch rec.Kind {
 	case tape.Series:
-		key := string(tape.AppendSeries(nil, rec.Metric, rec.Labels))
-		if _, ok := t.group[key]; !ok {
-			t.order = append(t.order, key)
+		// Known series (nearly every line) cost no allocation: the map is
+		// looked up by the reused buffer's bytes.
+		t.buf = tape.AppendSeries(t.buf[:0], rec.Metric, rec.Labels)
+		s, ok := t.series[string(t.buf)]
+		if !ok {
+			shape := t.shape(rec.Metric)
+			s = &Series{Family: t.family(rec.Metric, shape), Metric: rec.Metric, Labels: slices.Clone(rec.Labels), Shape: shape}
+			t.series[string(t.buf)] = s
 		}
-		t.group[key] = *rec
+		if !s.pending {
+			s.pending = true
+			t.group = append(t.group, s)
+		}
+		s.pend = rec.Value // a line repeated in a group: the last value
 	case tape.Late, tape.Drop, tape.Cap:
 		t.marks.Add(rec)
 	case tape.Seal:
@@ -140,9 +152,8 @@ func (t *Totals) seal(rec *tape.Record) error {
 	t.newest, t.width = rec.Start, int64(rec.Width)
 	t.seals++
 	t.newFold(false)
-	for _, key := range t.order {
-		r := t.group[key]
-		t.fold(key, r.Metric, r.Labels, r.Value, t.shape(r.Metric))
+	for _, s := range t.group {
+		t.apply(s, s.pend)
 	}
 	t.clearGroup()
 	t.fold(EntriesMetric, EntriesMetric, nil, float64(rec.Entries), Counter)
@@ -203,18 +214,29 @@ func (m *Marks) Add(rec *tape.Record) {
 }
 
 func (t *Totals) clearGroup() {
-	clear(t.group)
-	t.order = t.order[:0]
+	for _, s := range t.group {
+		s.pending = false
+	}
+	t.group = t.group[:0]
 }
 
 // fold adds a sealed value to its series, made at its first bucket.
 func (t *Totals) fold(key, metric string, labels []tape.Label, v float64, shape Shape) {
 	s, ok := t.series[key]
 	if !ok {
-		s = &Series{Family: t.family(metric, shape), Metric: metric, Labels: slices.Clone(labels), Shape: shape, Created: t.newest, fresh: true}
+		s = &Series{Family: t.family(metric, shape), Metric: metric, Labels: slices.Clone(labels), Shape: shape}
 		t.series[key] = s
 	}
-	if shape == Gauge {
+	t.apply(s, v)
+}
+
+// apply adds a sealed value to a series (a gauge takes it), in the newest
+// bucket; the first makes the series shown, created in that bucket.
+func (t *Totals) apply(s *Series, v float64) {
+	if !s.sealed {
+		s.sealed, s.fresh, s.Created = true, true, t.newest
+	}
+	if s.Shape == Gauge {
 		s.Value = v
 	} else {
 		s.Value += v
@@ -259,7 +281,7 @@ func (t *Totals) Newest() (start, width int64, ok bool) { return t.newest, t.wid
 // min or max of an older bucket is no current value).
 func (t *Totals) Each(fn func(*Series)) {
 	for _, s := range t.series {
-		if s.Shape != Gauge || s.Last == t.newest {
+		if s.sealed && (s.Shape != Gauge || s.Last == t.newest) {
 			fn(s)
 		}
 	}
