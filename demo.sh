@@ -15,7 +15,7 @@ step() {
 	printf '\n== %s\n$ %s\n' "$1" "$2"
 }
 
-step "Build feed, tally, tgread, tgcheck, tgpush and tgsynth into ./bin" "go build -o bin/ ./cmd/..."
+step "Build feed, tally, tgread, tgcheck, tgpush, tgsynth and tgserve into ./bin" "go build -o bin/ ./cmd/..."
 mkdir -p bin
 go build -o bin/ ./cmd/...
 PATH=$PWD/bin:$PATH

@@ -21,7 +21,7 @@ var (
 	buildErr  error
 )
 
-// bin returns the path of the built binary name (feed, tally, tgcheck, synth).
+// bin returns the path of the built binary name (feed, tally, tgcheck, tgserve).
 func bin(t *testing.T, name string) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -29,7 +29,7 @@ func bin(t *testing.T, name string) string {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binDir, "../cmd/feed", "../cmd/tally", "../cmd/tgcheck")
+		cmd := exec.Command("go", "build", "-o", binDir, "../cmd/feed", "../cmd/tally", "../cmd/tgcheck", "../cmd/tgserve")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = err

@@ -1,6 +1,7 @@
 package testscripts
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -29,6 +30,8 @@ type receiver struct {
 	port   int
 	data   string
 	extra  []string // more flags (--web.config.file)
+	config string   // prometheus: its configuration file's text (default: none)
+	scrape bool     // prometheus: no remote-write receiver, only what config scrapes
 	scheme string
 	client *http.Client
 	cmd    *exec.Cmd
@@ -95,9 +98,12 @@ func (r *receiver) start() {
 	switch r.kind {
 	case "prometheus", "prometheus3":
 		cfg := filepath.Join(r.data, "prometheus.yml")
-		writeFile(r.t, cfg, []byte("global: {}\n"))
+		writeFile(r.t, cfg, []byte(cmp.Or(r.config, "global: {}\n")))
 		args = []string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(r.data, "tsdb"),
-			"--web.listen-address=" + addr, "--web.enable-remote-write-receiver"}
+			"--web.listen-address=" + addr}
+		if !r.scrape {
+			args = append(args, "--web.enable-remote-write-receiver")
+		}
 	case "victoria-metrics":
 		// Deduplication makes a re-sent sample (after a kill) one sample,
 		// as Prometheus does by itself (docs/tgpush.md says so).

@@ -1,4 +1,4 @@
-# bash completion for feed, tally, tgread, tgcheck, tgpush and tgsynth. Each binary
+# bash completion for feed, tally, tgread, tgcheck, tgpush, tgsynth and tgserve. Each binary
 # completes its own command line: it is given the words before the cursor,
 # the word under it (empty or not) and --generate-bash-completion, and
 # prints its flags, or the values of the flag before the cursor
@@ -15,4 +15,4 @@ _timbertally_complete() {
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -o bashdefault -o default -F _timbertally_complete feed tally tgread tgcheck tgpush tgsynth
+complete -o bashdefault -o default -F _timbertally_complete feed tally tgread tgcheck tgpush tgsynth tgserve

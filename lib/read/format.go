@@ -211,7 +211,7 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 				b = append(b, " gauge\n"...)
 			}
 		}
-		b = tape.AppendSeriesEscaped(b, r.metric, wireLabels(r), appendOpenMetricsValue)
+		b = tape.AppendSeriesEscaped(b, r.metric, wireLabels(r), AppendOpenMetricsValue)
 		b = append(b, ' ')
 		b = tape.AppendValue(b, r.value)
 		b = append(b, ' ')
@@ -276,9 +276,10 @@ func oneSeriesTwice(rows []*row) error {
 	return nil
 }
 
-// appendOpenMetricsValue appends a label value shown as text (\xHH for a
-// byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n.
-func appendOpenMetricsValue(b []byte, v string) []byte {
+// AppendOpenMetricsValue appends a label value shown as text (\xHH for a
+// byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n
+// (the Prometheus text format escapes alike; tgserve writes both with it).
+func AppendOpenMetricsValue(b []byte, v string) []byte {
 	for _, c := range appendShown(nil, v, 0) {
 		switch c {
 		case '\\', '"':

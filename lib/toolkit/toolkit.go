@@ -1,6 +1,6 @@
 // Package toolkit gives timbertally's binaries as functions, for the
 // one-line mains under cmd/ and for programs that run the toolkit
-// in-process: feed, tally, tgread, tgcheck, tgpush and tgsynth.
+// in-process: feed, tally, tgread, tgcheck, tgpush, tgserve and tgsynth.
 //
 // It is, with [github.com/timbertally/timbertally/lib/protocol], the
 // public API of the module: everything else under lib/ is the toolkit's
@@ -33,6 +33,7 @@ import (
 	"github.com/timbertally/timbertally/lib/feed"
 	"github.com/timbertally/timbertally/lib/push"
 	"github.com/timbertally/timbertally/lib/read"
+	"github.com/timbertally/timbertally/lib/serve"
 	"github.com/timbertally/timbertally/lib/synth"
 	"github.com/timbertally/timbertally/lib/tally"
 	"github.com/urfave/cli/v2"
@@ -52,6 +53,7 @@ var binaries = map[string]binary{
 	"tgread":  {read.Main, read.App},
 	"tgcheck": {check.Main, check.App},
 	"tgpush":  {push.Main, push.App},
+	"tgserve": {serve.Main, serve.App},
 	"tgsynth": {synth.Main, synth.App},
 }
 
