@@ -95,7 +95,7 @@ func TestAnUnknownNameIsAUsageErrorNamingTheBinaries(t *testing.T) {
 	if got := Main("tgnothing"); got != 2 {
 		t.Errorf("Main(tgnothing) = %d, want 2", got)
 	}
-	if _, err := ManPage("tgnothing"); err == nil || !strings.Contains(err.Error(), "feed, tally, tgcheck, tgpush, tgread, tgsynth") {
+	if _, err := ManPage("tgnothing"); err == nil || !strings.Contains(err.Error(), "feed, tally, tgcheck, tgpush, tgread, tgserve, tgsynth") {
 		t.Errorf("ManPage(tgnothing): %v, want an error naming the binaries", err)
 	}
 }
