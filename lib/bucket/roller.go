@@ -233,6 +233,11 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		return
 	}
 	reason := r.x.Extract(line, &r.entry)
+	if reason == extract.ReasonHeader { // no entry: in no bucket and no marker (tgcheck counts it so)
+		s.processed = end
+		r.checkCatchUp(s)
+		return
+	}
 	s.watch.entry(line, reason)
 	if reason != "" {
 		r.mark(s, tape.Drop, 0, pos, end, reason)

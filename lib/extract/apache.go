@@ -219,9 +219,21 @@ func cutRequest(r []byte) (method, path, proto []byte) {
 // dash is the field of a request part that cannot be told.
 var dash = []byte("-")
 
-// isStatus reports whether b is three digits.
+// isStatus reports whether b is a status as servers log them: three
+// digits (200; 499, nginx's client gone; 000, squid's and CloudFront's
+// no response), 0 (Traefik's for a WebSocket, Envoy's for no response)
+// or -1 (HAProxy's for no response). Each is a label value as logged:
+// 0 and 000 stay apart, as their servers wrote them.
 func isStatus(b []byte) bool {
-	return len(b) == 3 && isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2])
+	switch len(b) {
+	case 3:
+		return isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2])
+	case 1:
+		return b[0] == '0'
+	case 2:
+		return b[0] == '-' && b[1] == '1'
+	}
+	return false
 }
 
 // bytesField reads an Apache size: "-" (nothing sent: valid, not a

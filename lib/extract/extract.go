@@ -105,13 +105,15 @@ type Extractor struct {
 	groups    []int          // Regex format: field i is submatch groups[i]
 	timeField int            // index of the time field
 	layout    layoutKind
-	clf       clfDate     // layout clf: the last date read
-	rfc       rfcDate     // layout rfc3339: the last date read
-	request   bool        // an Apache format whose request parts a metric reads
-	lf        *logFormat  // Apache, Nginx: the compiled format string
-	keys      *keyNode    // JSON: the key paths read
-	lkeys     []logfmtKey // Logfmt: the keys read
-	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry
+	clf       clfDate      // layout clf: the last date read
+	rfc       rfcDate      // layout rfc3339: the last date read
+	request   bool         // an Apache format whose request parts a metric reads
+	lf        *logFormat   // Apache, Nginx: the compiled format string
+	keys      *keyNode     // JSON: the key paths read
+	lkeys     []logfmtKey  // Logfmt: the keys read
+	scratch   []byte       // JSON, Logfmt: unescaped strings of this entry; squid: the squeezed line
+	nf        *namedFormat // Named: the layout, its variants, headers (named.go)
+	aliases   []alias      // the common names beyond the format's own fields (named.go)
 }
 
 // The reason words Extract gives for an entry it cannot extract.
@@ -121,6 +123,7 @@ const (
 	ReasonBytes  = "bytes"  // an Apache size that is not "-" or digits below 2^53
 	ReasonTime   = "time"   // the time field does not parse in the layout
 	ReasonNumber = "number" // a LogFormat numeric field that is not "-" or a number
+	// ReasonHeader (named.go) is no reason for a !drop: a header line is no entry.
 )
 
 // New makes an extractor for a document as Parse returns it.
@@ -144,15 +147,22 @@ func New(d *doc.Doc) (*Extractor, error) {
 	switch d.Format {
 	case doc.Apache, doc.Nginx:
 		x.lf = compileLogFormat(d.LogFormat)
+	case doc.Named:
+		x.nf = compileNamed(d.LogFormat, x.names)
+		x.lf = x.nf.main
 	case doc.JSON:
 		x.keys = &keyNode{index: -1, field: -1}
-		for i, n := range x.names {
+		for i, n := range x.names[:x.ownFields()] {
 			x.keys.addPath(d.KeyPath(n), i)
 		}
 	case doc.Logfmt:
-		for i, n := range x.names {
+		for i, n := range x.names[:x.ownFields()] {
 			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(d.KeyPath(n)), field: i})
 		}
+	}
+	for _, a := range d.Aliases() {
+		x.aliases = append(x.aliases, alias{at: x.Field(a.Name), of: x.Field(a.Of), div: a.Div,
+			used: d.Uses(a.Name) || d.TimeField == a.Name, buf: make([]byte, 0, 32)})
 	}
 	x.timeField = slices.Index(x.names, d.TimeField)
 	if x.timeField < 0 {
@@ -168,7 +178,18 @@ func New(d *doc.Doc) (*Extractor, error) {
 // CutRequests makes the extractor cut every request into method, path
 // and proto, whether the document reads them or not (tally --try
 // --fields shows every field).
-func (x *Extractor) CutRequests() { x.request = true }
+func (x *Extractor) CutRequests() {
+	x.request = true
+	for i := range x.aliases {
+		x.aliases[i].used = true
+	}
+}
+
+// ownFields is how many of the fields are the format's own, before the
+// common names it offers beyond them.
+func (x *Extractor) ownFields() int {
+	return len(x.names) - len(x.d.Aliases())
+}
 
 // Field returns a field's index in Entry.Fields, or -1 when the format has
 // no such field.
@@ -211,11 +232,16 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 		reason = x.json(line, e)
 	case doc.Logfmt:
 		reason = x.logfmt(line, e)
+	case doc.Named:
+		reason = x.named(line, e)
 	default:
 		reason = x.regex(line, e.Fields)
 	}
 	if reason != "" {
 		return reason
+	}
+	if len(x.aliases) != 0 {
+		x.fillAliases(e)
 	}
 	t, ok := x.time(e.Fields[x.timeField])
 	if !ok {
