@@ -82,6 +82,8 @@ type storeState struct {
 	frontier  int64        // how far the tape already accounts for this store
 	spans     []span       // marker ranges already on the tape
 	watch     formatWatch  // entries dropped in this run, for FormatNotes
+	layoutAt  int64        // the store's last layout header (w3c's #Fields): a restart replays from it
+	hasLayout bool
 }
 
 // Roller buckets entries and produces tape bytes. See the package doc for
@@ -197,6 +199,9 @@ func (r *Roller) Safe(st int) int64 {
 	if s.run != nil {
 		safe = min(safe, s.run.Offset)
 	}
+	if s.hasLayout {
+		safe = min(safe, s.layoutAt)
+	}
 	for _, b := range r.open {
 		if f := b.first[st]; f >= 0 {
 			safe = min(safe, f)
@@ -232,8 +237,15 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		s.processed = end
 		return
 	}
+	r.x.Store(st)
 	reason := r.x.Extract(line, &r.entry)
-	if reason == extract.ReasonHeader { // no entry: in no bucket and no marker (tgcheck counts it so)
+	if reason == extract.ReasonHeader || reason == extract.ReasonLayout {
+		// No entry: in no bucket and no marker (tgcheck counts it so). A
+		// layout header (w3c's #Fields) is where a restart must replay
+		// from, for the columns it sets to be known again.
+		if reason == extract.ReasonLayout {
+			s.layoutAt, s.hasLayout = pos, true
+		}
 		s.processed = end
 		r.checkCatchUp(s)
 		return

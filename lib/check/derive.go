@@ -102,7 +102,8 @@ func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 		return nil, err
 	}
 	out := &derivation{Buckets: map[int64]map[string]derivedSeries{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
-	for _, src := range prepare(t, inputs) {
+	for k, src := range prepare(t, inputs) {
+		dv.x.Store(k) // a w3c store's columns are its own #Fields header's
 		n, err := dv.store(src)
 		if err != nil {
 			return nil, err
@@ -302,7 +303,7 @@ func (dv *deriver) chunk(c store.Chunk, src *source) int64 {
 		if !src.isSkipped(pos) {
 			cov := dv.marks.enter(pos)
 			e := dv.entry(data[:i], cov)
-			if header = e.reason == extract.ReasonHeader; !header {
+			if header = e.reason == extract.ReasonHeader || e.reason == extract.ReasonLayout; !header {
 				dv.marks.hold(e)
 				dv.seals.check(pos, e, cov.late)
 			}

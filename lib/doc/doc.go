@@ -69,6 +69,7 @@ const (
 	JSON                                 // one JSON object a line, fields by key path
 	Logfmt                               // key=value pairs, fields by key
 	Named                                // a predefined or compiled server format (Doc.LogFormat; named.go)
+	W3CLog                               // a W3C extended log: columns named by its #Fields header (Doc.W3C; w3c.go)
 )
 
 // MetricKind is what a metric computes over a bucket's entries.
@@ -150,6 +151,7 @@ type Doc struct {
 	LogFormat *LogFormat // Format == Apache or Nginx: the compiled format string
 	Keys      []Key      // Format == JSON or Logfmt: fields named on the format line
 	Preset    string     // Format == JSON: the named format that set Keys ("caddy"), else ""
+	W3C       *W3C       // Format == W3CLog: its separator and default columns
 	Vocab     []Alias    // the common names the format offers (vocab.go)
 	TimeField string     // the field holding the entry's time ("time" for the built-in formats)
 	Layout    string     // clf, rfc3339, unix, unixms, or a Go layout
@@ -258,6 +260,8 @@ func (d *Doc) ownFields() []string {
 		return d.LogFormat.Fields()
 	case JSON, Logfmt:
 		return d.keyFields()
+	case W3CLog:
+		return d.w3cFields()
 	case Regex:
 		re, err := regexp.Compile(d.Regex)
 		if err != nil {
@@ -322,6 +326,8 @@ func (d *Doc) FormatText() string {
 		return "logfmt (key=value pairs)"
 	case Named:
 		return d.LogFormat.Name + " (" + d.LogFormat.Source + ")"
+	case W3CLog:
+		return d.W3C.Name + " (columns as its #Fields header names them)"
 	}
 	return "regex " + d.Regex
 }

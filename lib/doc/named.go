@@ -66,21 +66,6 @@ var namedFormats = map[string]named{
 		header:  `"time_micros"`,
 		summary: "Google Cloud Storage usage log (goaccess CLOUDSTORAGE)",
 	},
-	"cloudfront": {
-		template: "{time:time=cloudfront}\t{x_edge_location}\t{sc_bytes:size}\t{c_ip}\t{cs_method}\t{cs_host}\t{cs_uri_stem}\t{sc_status:status}\t{cs_referer}\t{cs_user_agent}\t{cs_uri_query}\t{cs_cookie}\t{x_edge_result_type}\t{x_edge_request_id}\t{x_host_header}\t{cs_protocol}\t{cs_bytes:size}\t{time_taken:num}\t{x_forwarded_for}\t{ssl_protocol}\t{ssl_cipher}\t{x_edge_response_result_type}\t{cs_protocol_version}\t{fle_status}\t{fle_encrypted_fields}\t{c_port}\t{time_to_first_byte:num}\t{x_edge_detailed_result_type}\t{sc_content_type}\t{sc_content_len}\t{sc_range_start}\t{sc_range_end}",
-		vocab: []Alias{{Name: "status", Of: "sc_status"}, {Name: "bytes", Of: "sc_bytes"}, {Name: "method", Of: "cs_method"},
-			{Name: "path", Of: "cs_uri_stem"}, {Name: "duration", Of: "time_taken"}},
-		shorter: []string{"cs_protocol_version", "fle_encrypted_fields"},
-		header:  "#",
-		summary: "Amazon CloudFront standard log (goaccess CLOUDFRONT)",
-	},
-	"w3c": {
-		template: `{time:time=w3c} {s_ip} {cs_method} {cs_uri_stem} {cs_uri_query} {s_port:num} {cs_username} {c_ip} {cs_user_agent} {cs_referer} {sc_status:status} {sc_substatus:num} {sc_win32_status:num} {time_taken:num}`,
-		vocab: []Alias{{Name: "status", Of: "sc_status"}, {Name: "method", Of: "cs_method"}, {Name: "path", Of: "cs_uri_stem"},
-			{Name: "bytes", Of: "sc_bytes"}, {Name: "duration", Of: "time_taken", Div: 1e3}},
-		header:  "#",
-		summary: "IIS W3C extended log, IIS's default fields (goaccess W3C)",
-	},
 	"squid": {
 		template: `{time:time=unix} {elapsed:num} {remotehost} {code}/{status:status} {bytes:size} {method} {url} {rfc931} {peerstatus}/{peerhost} {type}`,
 		vocab:    []Alias{{Name: "path", Of: "url"}, {Name: "duration", Of: "elapsed", Div: 1e3}},
@@ -97,7 +82,7 @@ func NamedFormats() []string {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return append(names, "caddy", "haproxy httplog", "haproxy tcplog", "haproxy 'LOG-FORMAT'", "envoy", "envoy 'FORMAT'")
+	return append(names, "w3c", "cloudfront", "caddy", "haproxy httplog", "haproxy tcplog", "haproxy 'LOG-FORMAT'", "envoy", "envoy 'FORMAT'")
 }
 
 // namedFormat parses "format NAME", "format haproxy …" and "format envoy
@@ -112,7 +97,8 @@ func (p *parser) namedFormat(n int, line string) (bool, error) {
 	name = strings.TrimRight(name, "\t")
 	arg = strings.TrimSpace(arg)
 	nf, isNamed := namedFormats[name]
-	if !isNamed && name != "haproxy" && name != "envoy" && name != "caddy" {
+	w3c, isW3C := w3cFormats[name]
+	if !isNamed && !isW3C && name != "haproxy" && name != "envoy" && name != "caddy" {
 		return false, nil
 	}
 	if err := p.once(n, "format", &p.formatLine); err != nil {
@@ -129,6 +115,13 @@ func (p *parser) namedFormat(n int, line string) (bool, error) {
 			return true, p.errorf(n, "format caddy takes nothing after it (%q); for other keys, use format json NAME=PATH…", arg)
 		}
 		p.caddy()
+		return true, nil
+	case isW3C:
+		if arg != "" {
+			return true, p.errorf(n, "format %s takes nothing after it (%q): its columns are the file's #Fields header's", name, arg)
+		}
+		w := w3c.w
+		p.d.Format, p.d.W3C, p.d.Vocab = W3CLog, &w, w3c.vocab
 		return true, nil
 	case name == "haproxy":
 		l, err = haproxyFormat(arg)

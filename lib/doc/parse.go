@@ -387,6 +387,12 @@ func (p *parser) defaultTime() error {
 			}
 		}
 		return p.errorf(p.formatLine, "the format string has no time (%%t, $time_local, $time_iso8601 or $msec); log one, or add a time directive naming the field that holds it")
+	case W3CLog:
+		d.TimeField, d.Layout = "time", LayoutW3C
+		if d.W3C.Sep == '\t' {
+			d.Layout = LayoutCloudFront
+		}
+		return nil
 	case JSON:
 		return p.errorf(p.formatLine, `"format json" needs a time directive naming the key, e.g. time ts layout=unix`)
 	case Logfmt:

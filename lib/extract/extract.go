@@ -114,6 +114,7 @@ type Extractor struct {
 	scratch   []byte       // JSON, Logfmt: unescaped strings of this entry; squid: the squeezed line
 	nf        *namedFormat // Named: the layout, its variants, headers (named.go)
 	aliases   []alias      // the common names beyond the format's own fields (named.go)
+	w3        *w3cState    // W3CLog: the columns, by store (w3c.go)
 }
 
 // The reason words Extract gives for an entry it cannot extract.
@@ -150,6 +151,8 @@ func New(d *doc.Doc) (*Extractor, error) {
 	case doc.Named:
 		x.nf = compileNamed(d.LogFormat, x.names)
 		x.lf = x.nf.main
+	case doc.W3CLog:
+		x.w3 = newW3C(d.W3C, x.names)
 	case doc.JSON:
 		x.keys = &keyNode{index: -1, field: -1}
 		for i, n := range x.names[:x.ownFields()] {
@@ -234,6 +237,8 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 		reason = x.logfmt(line, e)
 	case doc.Named:
 		reason = x.named(line, e)
+	case doc.W3CLog:
+		reason = x.w3c(line, e)
 	default:
 		reason = x.regex(line, e.Fields)
 	}

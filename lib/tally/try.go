@@ -145,7 +145,7 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 		sc.Split(scanLF)
 		for n := 1; sc.Scan(); n++ {
 			reason := x.Extract(sc.Bytes(), &e)
-			if reason == extract.ReasonHeader {
+			if reason == extract.ReasonHeader || reason == extract.ReasonLayout {
 				fmt.Fprintf(out, "%s:%d header (no entry)\n", f, n)
 				continue
 			}
