@@ -1,0 +1,221 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/timbertally/timbertally/lib/doc"
+)
+
+// namedFixtures are the named formats' fixtures in testdata/formats (their
+// sources: testdata/formats/SOURCES.md), each with its format line.
+var namedFixtures = []struct{ format, file string }{
+	{"combined", "varnishncsa.log"}, {"common", "common.log"}, {"vcombined", "vcombined.log"}, {"vcommon", "vcommon.log"},
+	{"varnishncsa", "varnishncsa.log"}, {"traefikclf", "traefikclf.log"}, {"awselb", "awselb.log"}, {"awsalb", "awsalb.log"},
+	{"awss3", "awss3.log"}, {"cloudstorage", "cloudstorage.log"}, {"cloudfront", "cloudfront.log"}, {"w3c", "w3c.log"},
+	{"squid", "squid.log"}, {"caddy", "caddy.log"}, {"haproxy httplog", "haproxy-httplog.log"},
+	{"haproxy tcplog", "haproxy-tcplog.log"}, {"envoy", "envoy.log"},
+}
+
+// pyLine is one line of independent.py's output.
+type pyLine struct {
+	N      int                `json:"n"`
+	Header bool               `json:"header"`
+	Drop   string             `json:"drop"`
+	Time   int64              `json:"time"`
+	Fields map[string]string  `json:"fields"`
+	Num    map[string]float64 `json:"num"`
+}
+
+func namedExtractor(t testing.TB, format string) *Extractor {
+	t.Helper()
+	d, err := doc.Parse("t", []byte("format "+format+"\nwindow 1s\nmetric r count\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func fixtureLines(t testing.TB, file string) [][]byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "formats", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(b, []byte("\n"))
+	return lines[:len(lines)-1]
+}
+
+// TestEveryNamedFormatAgreesWithAnIndependentPythonParser extracts each
+// fixture line and compares every field, the time and every drop reason
+// with testdata/formats/independent.py, a parser written from the formats'
+// own documentation with regular expressions.
+func TestEveryNamedFormatAgreesWithAnIndependentPythonParser(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("python3 is not installed")
+		}
+		t.Skip("python3 is not installed (apt-get install python3)")
+	}
+	values := 0
+	for _, c := range namedFixtures {
+		out, err := exec.Command("python3", filepath.Join("testdata", "formats", "independent.py"), c.format,
+			filepath.Join("testdata", "formats", c.file)).Output()
+		if err != nil {
+			t.Fatalf("%s: independent.py: %v", c.format, err)
+		}
+		x := namedExtractor(t, c.format)
+		x.CutRequests()
+		lines := fixtureLines(t, c.file)
+		dec := json.NewDecoder(bytes.NewReader(out))
+		var e Entry
+		for i, line := range lines {
+			var py pyLine
+			if err := dec.Decode(&py); err != nil || py.N != i+1 {
+				t.Fatalf("%s %s:%d: independent.py said %+v, %v", c.format, c.file, i+1, py, err)
+			}
+			where := c.format + " " + c.file + ":" + strconv.Itoa(i+1)
+			reason := x.Extract(line, &e)
+			switch {
+			case py.Header:
+				if reason != ReasonHeader && reason != ReasonLayout {
+					t.Errorf("%s: a header line, extracted with reason %q", where, reason)
+				}
+				continue
+			case py.Drop != "":
+				if reason != py.Drop {
+					t.Errorf("%s: dropped for %q by the independent parser, %q here", where, py.Drop, reason)
+				}
+				continue
+			case reason != "":
+				t.Errorf("%s: dropped (%s); the independent parser reads it", where, reason)
+				continue
+			}
+			if e.Time != py.Time {
+				t.Errorf("%s: time %d, the independent parser's %d", where, e.Time, py.Time)
+			}
+			for k, name := range x.names {
+				got := string(e.Fields[k])
+				if want, ok := py.Fields[name]; ok {
+					if got != want {
+						t.Errorf("%s: field %s = %q, the independent parser's %q", where, name, got, want)
+					}
+					values++
+					continue
+				}
+				if want, ok := py.Num[name]; ok {
+					if v, isNum := e.Number(k); !isNum || v != want {
+						t.Errorf("%s: field %s = %v (%q), the independent parser's %v", where, name, v, got, want)
+					}
+					values++
+					continue
+				}
+				if got != "" {
+					t.Errorf("%s: field %s = %q, which the independent parser does not have", where, name, got)
+				}
+			}
+			for name := range py.Fields {
+				if x.Field(name) < 0 {
+					t.Errorf("%s: the independent parser has field %s, which the format does not", where, name)
+				}
+			}
+		}
+	}
+	if values < 500 {
+		t.Errorf("only %d values compared; the fixtures hold more", values)
+	}
+	t.Logf("%d values equal", values)
+}
+
+// TestEveryFormatOffersTheCommonNames parses a document reading the common
+// names against every format that has their quantities.
+func TestEveryFormatOffersTheCommonNames(t *testing.T) {
+	for _, c := range []struct{ format, names string }{
+		{"apache-combined", "time status bytes method path"},
+		{`apache "%h %l %u %t \"%r\" %>s %b %D"`, "time status bytes method path duration"},
+		{"nginx combined", "time status bytes method path"},
+		{`nginx '$remote_addr [$time_iso8601] "$request" $status $bytes_sent $request_time'`, "time status bytes method path duration"},
+		{"combined", "time status bytes method path"}, {"vcombined", "time status bytes method path"},
+		{"traefikclf", "time status bytes method path duration"}, {"awselb", "time status bytes method path"},
+		{"awsalb", "time status bytes method path"}, {"awss3", "time status bytes method path duration"},
+		{"cloudstorage", "time status bytes method path duration"}, {"cloudfront", "time status bytes method path duration"},
+		{"w3c", "time status bytes method path duration"}, {"squid", "time status bytes method path duration"},
+		{"caddy", "time status bytes method path duration"}, {"haproxy httplog", "time status bytes method path duration"},
+		{"haproxy tcplog", "time bytes duration"}, {"envoy", "time status bytes method path duration"},
+		{"varnishncsa", "time status bytes method path"},
+	} {
+		var text strings.Builder
+		text.WriteString("format " + c.format + "\nwindow 1s\n")
+		for _, n := range strings.Fields(c.names) {
+			if n == "time" {
+				text.WriteString("metric n_" + n + " count by=time\n")
+				continue
+			}
+			text.WriteString("metric n_" + n + " count by=" + n + "\n")
+		}
+		if _, err := doc.Parse("t", []byte(text.String())); err != nil {
+			t.Errorf("format %s: %v", c.format, err)
+		}
+	}
+}
+
+// TestExtractingTheNamedFormatsAllocatesNothing runs every fixture line
+// through its format, common names read, and counts allocations.
+func TestExtractingTheNamedFormatsAllocatesNothing(t *testing.T) {
+	for _, c := range namedFixtures {
+		if c.format == "squid" {
+			continue // below: its first padded line grows the scratch buffer once
+		}
+		d, err := doc.Parse("t", []byte("format "+c.format+"\nwindow 1s\nmetric r count\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := New(d)
+		x.CutRequests() // every common name worked out, duration's seconds formatted
+		lines := fixtureLines(t, c.file)
+		var e Entry
+		for _, l := range lines {
+			x.Extract(l, &e)
+		}
+		if n := testing.AllocsPerRun(20, func() {
+			for _, l := range lines {
+				x.Extract(l, &e)
+			}
+		}); n != 0 && c.format != "caddy" && c.format != "w3c" && c.format != "cloudfront" {
+			t.Errorf("format %s: %v allocations per run of %d lines", c.format, n, len(lines))
+		}
+	}
+	// The header-driven formats allocate at a #Fields line (its columns),
+	// never per entry; caddy's JSON, as format json, none per entry.
+	for _, c := range []struct{ format, file string }{{"w3c", "w3c.log"}, {"cloudfront", "cloudfront.log"}, {"caddy", "caddy.log"}, {"squid", "squid.log"}} {
+		x := namedExtractor(t, c.format)
+		x.CutRequests()
+		var entries [][]byte
+		for _, l := range fixtureLines(t, c.file) {
+			if l[0] != '#' {
+				entries = append(entries, l)
+			}
+		}
+		var e Entry
+		for _, l := range entries {
+			x.Extract(l, &e)
+		}
+		if n := testing.AllocsPerRun(20, func() {
+			for _, l := range entries {
+				x.Extract(l, &e)
+			}
+		}); n != 0 {
+			t.Errorf("format %s: %v allocations per run of %d entries", c.format, n, len(entries))
+		}
+	}
+}
