@@ -152,7 +152,7 @@ func New(d *doc.Doc) (*Extractor, error) {
 		x.nf = compileNamed(d.LogFormat, x.names)
 		x.lf = x.nf.main
 	case doc.W3CLog:
-		x.w3 = newW3C(d.W3C, x.names)
+		x.w3 = newW3C(d.W3C, x.names[:x.ownFields()])
 	case doc.JSON:
 		x.keys = &keyNode{index: -1, field: -1}
 		for i, n := range x.names[:x.ownFields()] {

@@ -145,18 +145,21 @@ func (x *Extractor) squeeze(line []byte) []byte {
 // left for the format to judge.
 func afterSyslog(line []byte) []byte {
 	b := line
-	if len(b) > 2 && b[0] == '<' {
-		i := bytes.IndexByte(b[:min(len(b), 6)], '>')
-		if i < 0 {
+	if len(b) > 2 && b[0] == '<' { // <PRI>: 1 to 3 digits
+		i := 1
+		for i < len(b) && i < 4 && isDigit(b[i]) {
+			i++
+		}
+		if i == 1 || i == len(b) || b[i] != '>' {
 			return line
 		}
 		b = b[i+1:]
 	}
 	switch {
 	case len(b) > 16 && monthOf(b[0], b[1], b[2]) != 0 && b[3] == ' ' && (b[4] == ' ' || isDigit(b[4])) && isDigit(b[5]) &&
-		b[6] == ' ' && b[9] == ':' && b[12] == ':' && b[15] == ' ':
+		b[6] == ' ' && digits(b[7:9]) && b[9] == ':' && digits(b[10:12]) && b[12] == ':' && digits(b[13:15]) && b[15] == ' ':
 		b = b[16:]
-	case len(b) > 20 && isDigit(b[0]) && b[4] == '-' && b[7] == '-' && b[10] == 'T':
+	case len(b) > 20 && digits(b[0:4]) && b[4] == '-' && digits(b[5:7]) && b[7] == '-' && digits(b[8:10]) && b[10] == 'T':
 		sp := bytes.IndexByte(b, ' ')
 		if sp < 0 {
 			return line
@@ -181,6 +184,16 @@ func afterSyslog(line []byte) []byte {
 		}
 	}
 	return line
+}
+
+// digits reports whether b is all ASCII digits.
+func digits(b []byte) bool {
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // fillAliases sets the common names the document reads from their

@@ -39,7 +39,11 @@ type w3cState struct {
 	time   int // the time field
 }
 
-func newW3C(w *doc.W3C, names []string) *w3cState {
+// newW3C makes the columns' state; own are the format's own fields (the
+// names after them are common names, which a column never sets: a bare
+// W3C "bytes" column is not the common bytes, sc-bytes is).
+func newW3C(w *doc.W3C, own []string) *w3cState {
+	names := own
 	s := &w3cState{sep: w.Sep, time: indexOf(names, "time")}
 	s.def = s.layout(w.Default, names)
 	s.cur = s.def
@@ -89,7 +93,7 @@ func (x *Extractor) w3c(line []byte, e *Entry) string {
 	s := x.w3
 	if len(line) > 0 && line[0] == '#' {
 		if ids, ok := bytes.CutPrefix(line, []byte("#Fields:")); ok {
-			s.setFields(ids, x.names)
+			s.setFields(ids, x.names[:x.ownFields()])
 			return ReasonLayout
 		}
 		return ReasonHeader
