@@ -82,8 +82,7 @@ type storeState struct {
 	frontier  int64        // how far the tape already accounts for this store
 	spans     []span       // marker ranges already on the tape
 	watch     formatWatch  // entries dropped in this run, for FormatNotes
-	layoutAt  int64        // the store's last layout header (w3c's #Fields): a restart replays from it
-	hasLayout bool
+	layouts   []int64      // the store's layout headers (w3c's #Fields) a restart may need to replay from
 }
 
 // Roller buckets entries and produces tape bytes. See the package doc for
@@ -199,13 +198,20 @@ func (r *Roller) Safe(st int) int64 {
 	if s.run != nil {
 		safe = min(safe, s.run.Offset)
 	}
-	if s.hasLayout {
-		safe = min(safe, s.layoutAt)
-	}
 	for _, b := range r.open {
 		if f := b.first[st]; f >= 0 {
 			safe = min(safe, f)
 		}
+	}
+	// A replay from safe must see the layout header in force there (w3c's
+	// #Fields): it starts at that header instead. (A store has few, IIS
+	// writing one a file and a restart; all are kept.)
+	i := len(s.layouts) - 1
+	for i >= 0 && s.layouts[i] > safe {
+		i--
+	}
+	if i >= 0 {
+		safe = s.layouts[i]
 	}
 	return safe
 }
@@ -244,7 +250,7 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		// layout header (w3c's #Fields) is where a restart must replay
 		// from, for the columns it sets to be known again.
 		if reason == extract.ReasonLayout {
-			s.layoutAt, s.hasLayout = pos, true
+			s.layouts = append(s.layouts, pos)
 		}
 		s.processed = end
 		r.checkCatchUp(s)

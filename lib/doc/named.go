@@ -23,7 +23,9 @@ type named struct {
 	shorter  []string // the fields after which an older, shorter line may end
 	header   string   // a line starting so is a header, not an entry
 	squeeze  bool     // runs of spaces separate columns (squid pads them)
-	summary  string
+	// nginxStart: the layout starts as nginx's combined (Traefik's CLF).
+	nginxStart bool
+	summary    string
 }
 
 // namedFormats are the predefined formats, by the names a format line
@@ -38,9 +40,10 @@ var namedFormats = map[string]named{
 	"vcommon":     {apache: `%v:%p %h %l %u %t "%r" %>s %b`, summary: "Apache common after vhost:port (goaccess VCOMMON)"},
 	"varnishncsa": {apache: `%h %l %u %t "%r" %s %b "%{Referer}i" "%{User-agent}i"`, summary: "varnishncsa's default format"},
 	"traefikclf": {
-		template: `{client_host} - {client_username} [{start_local:time=clf}] "{request:request}" {downstream_status:status} {downstream_content_size:size} "{request_referer}" "{request_user_agent}" {request_count:num} "{router_name}" "{service_url}" {duration_ms:num}ms`,
-		vocab:    []Alias{{Name: "time", Of: "start_local"}, {Name: "status", Of: "downstream_status"}, {Name: "bytes", Of: "downstream_content_size"}, {Name: "duration", Of: "duration_ms", Div: 1e3}},
-		summary:  "Traefik's CLF access log (goaccess TRAEFIKCLF)",
+		template:   `{client_host} - {client_username} [{start_local:time=clf}] "{request:request}" {downstream_status:status} {downstream_content_size:size} "{request_referer}" "{request_user_agent}" {request_count:num} "{router_name}" "{service_url}" {duration_ms:num}ms`,
+		vocab:      []Alias{{Name: "time", Of: "start_local"}, {Name: "status", Of: "downstream_status"}, {Name: "bytes", Of: "downstream_content_size"}, {Name: "duration", Of: "duration_ms", Div: 1e3}},
+		nginxStart: true,
+		summary:    "Traefik's CLF access log (goaccess TRAEFIKCLF)",
 	},
 	"awselb": {
 		template: `{timestamp:time=rfc3339} {elb} {client_port} {backend_port} {request_processing_time:num} {backend_processing_time:num} {response_processing_time:num} {elb_status_code} {backend_status_code} {received_bytes:size} {sent_bytes:size} "{request:request}" "{user_agent}" {ssl_cipher} {ssl_protocol}`,
@@ -153,7 +156,11 @@ func (nf named) compile(name string) (*LogFormat, error) {
 		}
 		l.Vocab = apacheVocab(l)
 	} else {
-		if l, err = compileTemplate(name, nf.template); err != nil {
+		server := name
+		if nf.nginxStart {
+			server = "nginx" // its start is nginx's combined: the built-in cutter does it
+		}
+		if l, err = compileTemplate(server, nf.template); err != nil {
 			return nil, err
 		}
 		l.Vocab = nf.vocab

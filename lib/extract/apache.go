@@ -104,15 +104,11 @@ func cutCombined(line []byte, e *Entry, l *layout, combined, split bool) (rest [
 	} else {
 		f[l.method], f[l.method+1], f[l.method+2] = dash, dash, dash
 	}
-	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' {
-		// The usual three digits and a space: what token would cut, as a
-		// space within the first three fails isStatus either way.
+	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' && isStatus(rest[:3]) {
+		// The usual three digits and a space: what token would cut.
 		f[l.status], rest, ok = rest[:3], rest[4:], true
-	} else {
-		f[l.status], rest, ok = token(rest)
-	}
-	if !isStatus(f[l.status]) {
-		return nil, false, ReasonStatus
+	} else if f[l.status], rest, ok = token(rest); !isStatus(f[l.status]) {
+		return nil, false, ReasonStatus // (a "0" is cut by token)
 	}
 	if !ok {
 		return nil, false, ReasonFormat // the line ends at the status

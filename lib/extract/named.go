@@ -21,6 +21,7 @@ type namedFormat struct {
 	main     *logFormat
 	variants []variant
 	header   []byte // a line starting so is a header
+	last     int    // the variant the line before fitted, -1: the main form
 	squeeze  bool
 	syslog   bool
 }
@@ -42,7 +43,7 @@ type alias struct {
 }
 
 func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
-	nf := &namedFormat{main: compileLogFormat(l), squeeze: l.Squeeze, syslog: l.Syslog}
+	nf := &namedFormat{main: compileLogFormat(l), squeeze: l.Squeeze, syslog: l.Syslog, last: -1}
 	if l.Header != "" {
 		nf.header = []byte(l.Header)
 	}
@@ -83,9 +84,9 @@ func indexOf(names []string, n string) int {
 }
 
 // named cuts a line of a named format: a header is no entry; a syslog
-// header is passed over; squid's padding is squeezed; then the layout,
-// else each variant in turn. A line no form fits gets the main form's
-// reason.
+// header is passed over; squid's padding is squeezed; then the form the
+// line before fitted, the layout, and each variant in turn. A line no
+// form fits gets the main form's reason.
 func (x *Extractor) named(line []byte, e *Entry) string {
 	nf := x.nf
 	if len(nf.header) != 0 && bytes.HasPrefix(line, nf.header) {
@@ -97,26 +98,40 @@ func (x *Extractor) named(line []byte, e *Entry) string {
 	if nf.squeeze {
 		line = x.squeeze(line)
 	}
+	if nf.last >= 0 && x.form(line, e, nf.last) { // the form of the line before: a log keeps to one
+		return ""
+	}
 	reason := x.logFormat(line, e)
 	if reason == "" || len(nf.variants) == 0 {
+		nf.last = -1
 		return reason
 	}
-	for _, v := range nf.variants {
-		if e.gen++; e.gen == 0 { // the main form's numbers are not this form's
-			clear(e.nums)
-			e.gen = 1
-		}
-		x.lf = v.lf
-		r := x.logFormat(line, e)
-		x.lf = nf.main
-		if r == "" {
-			for _, i := range v.missing {
-				e.reset(i, dash)
-			}
+	for i := range nf.variants {
+		if i != nf.last && x.form(line, e, i) {
+			nf.last = i
 			return ""
 		}
 	}
 	return reason
+}
+
+// form cuts line as variant i, and reports whether it fits.
+func (x *Extractor) form(line []byte, e *Entry, i int) bool {
+	v := &x.nf.variants[i]
+	if e.gen++; e.gen == 0 { // another form's numbers are not this one's
+		clear(e.nums)
+		e.gen = 1
+	}
+	x.lf = v.lf
+	r := x.logFormat(line, e)
+	x.lf = x.nf.main
+	if r != "" {
+		return false
+	}
+	for _, k := range v.missing {
+		e.reset(k, dash)
+	}
+	return true
 }
 
 // squeeze copies line into the scratch buffer with each run of spaces

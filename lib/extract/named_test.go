@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -217,5 +218,61 @@ func TestExtractingTheNamedFormatsAllocatesNothing(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("format %s: %v allocations per run of %d entries", c.format, n, len(entries))
 		}
+	}
+}
+
+// BenchmarkNamedFormats extracts each named format's fixture lines (the
+// entries, cycled to 4096) with a document counting requests and summing
+// bytes by status in the common names, the built-in apache-combined over
+// the combined fixture first: their MB/s, taken in one invocation, are
+// the ratios bench/README.md reports (goal: each >= 0.8x the built-in's).
+func BenchmarkNamedFormats(b *testing.B) {
+	const metrics = "\nwindow 10s\nmetric requests count by=status\nmetric bytes sum=bytes by=status\n"
+	for _, c := range append([]struct{ format, file string }{{"apache-combined", "varnishncsa.log"}}, namedFixtures...) {
+		if c.format == "combined" {
+			continue // the same lines as the built-in, by the LogFormat cutter
+		}
+		b.Run(strings.ReplaceAll(c.format, " ", "-"), func(b *testing.B) {
+			text := "format " + c.format + metrics
+			if c.format == "haproxy tcplog" {
+				text = "format haproxy tcplog\nwindow 10s\nmetric requests count by=termination_state\nmetric bytes sum=bytes by=termination_state\n"
+			}
+			d, err := doc.Parse("t", []byte(text))
+			if err != nil {
+				b.Fatal(err)
+			}
+			x, _ := New(d)
+			var entries [][]byte
+			var e Entry
+			for _, l := range fixtureLines(b, c.file) {
+				if x.Extract(l, &e) == "" {
+					entries = append(entries, l)
+				}
+			}
+			// A log keeps to one form: each entry 16 times in a row (a
+			// w3c file's under its last #Fields only).
+			var lines [][]byte
+			size := 0
+			for len(lines) < 4096 {
+				l := entries[len(lines)/16%len(entries)]
+				if x.Extract(l, &e) != "" {
+					entries = slices.Delete(entries, len(lines)/16%len(entries), len(lines)/16%len(entries)+1)
+					continue
+				}
+				lines = append(lines, l)
+				size += len(l) + 1
+			}
+			b.SetBytes(int64(size / len(lines)))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if x.Extract(lines[i], &e) != "" {
+					b.Fatalf("%q: not extracted", lines[i])
+				}
+				if i++; i == len(lines) {
+					i = 0
+				}
+			}
+		})
 	}
 }
