@@ -7,6 +7,9 @@
 //	format apache "LOGFORMAT"       Apache's LogFormat string, or a nickname (combined, common)
 //	format nginx [escape=E] 'LOG_FORMAT'...   nginx's log_format strings, or combined
 //	format json|logfmt [NAME=PATH...]         fields by key path; NAME=PATH names one
+//	format NAME                     a named format (named.go): goaccess's (combined, w3c, awsalb, …), varnishncsa, caddy
+//	format haproxy httplog|tcplog|'LOG-FORMAT'  HAProxy's formats (haproxy.go)
+//	format envoy ['FORMAT']         Envoy's default or a format string (envoy.go)
 //	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms, unixus or a Go layout
 //	window DURATION [grace=DURATION]
 //	cap N
@@ -45,6 +48,9 @@
 //     has no label le (its bound), and no other metric is named as one of
 //     its series (NAME_bucket, NAME_sum, NAME_count); buckets= and scale=
 //     belong to histograms only.
+//   - Fields lists the format's own fields, then the common names it
+//     offers beyond them (vocab.go: time status bytes method path
+//     duration), each an Alias of one of its own fields.
 //   - Every error is a *Error naming the document, the line and what was
 //     expected there.
 package doc

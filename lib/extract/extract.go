@@ -10,7 +10,16 @@
 //     constant "-" for a request part that cannot be told; any bytes,
 //     including bytes that are not UTF-8, are fine. The one exception: a
 //     JSON or logfmt string with escapes is unescaped into the
-//     Extractor's reused buffer, valid until the next Extract.
+//     Extractor's reused buffer, valid until the next Extract; so is a
+//     squid line whose padding is squeezed, and a common name that is a
+//     duration in seconds (its own buffer).
+//   - A header line (w3c's and cloudfront's '#' lines, cloudstorage's
+//     column names) is no entry: Extract returns ReasonHeader or, for a
+//     line that sets the columns of those after it, ReasonLayout, and
+//     the caller accounts for it as nothing (no bucket, no marker).
+//   - The common names (doc.Alias) are set after the format's own fields:
+//     the same bytes, or a number divided into seconds; those no metric
+//     reads are "-" (all are set after CutRequests).
 //   - A JSON or logfmt field whose key the line lacks (or, in JSON, holds
 //     null) is empty: no label value, not a number (sum adds 0, min and
 //     max skip it), and no time (reason time). It is never guessed.
