@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/timbertally/timbertally/lib/doc"
+	"github.com/timbertally/timbertally/lib/synth"
 )
 
 // namedFixtures are the named formats' fixtures in testdata/formats (their
@@ -228,6 +229,29 @@ func TestExtractingTheNamedFormatsAllocatesNothing(t *testing.T) {
 // the ratios bench/README.md reports (goal: each >= 0.8x the built-in's).
 func BenchmarkNamedFormats(b *testing.B) {
 	const metrics = "\nwindow 10s\nmetric requests count by=status\nmetric bytes sum=bytes by=status\n"
+	b.Run("builtin-synth", func(b *testing.B) { // the built-in over lib/synth's varied combined lines, as ExtractGenerated
+		g, err := synth.New(synth.Config{Seed: 1, N: 4096, Format: synth.FormatCombined})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var lines [][]byte
+		size := 0
+		for range 4096 {
+			l := g.Next(nil)
+			lines = append(lines, l[:len(l)-1])
+			size += len(l)
+		}
+		x := newExtractor(b, "format apache-combined"+metrics)
+		var e Entry
+		b.SetBytes(int64(size / len(lines)))
+		i := 0
+		for b.Loop() {
+			x.Extract(lines[i], &e)
+			if i++; i == len(lines) {
+				i = 0
+			}
+		}
+	})
 	for _, c := range append([]struct{ format, file string }{{"apache-combined", "varnishncsa.log"}}, namedFixtures...) {
 		if c.format == "combined" {
 			continue // the same lines as the built-in, by the LogFormat cutter
