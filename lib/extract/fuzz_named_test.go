@@ -43,11 +43,13 @@ var (
 func newSlowNamed(d *doc.Doc) *slowNamed {
 	l := d.LogFormat
 	s := &slowNamed{names: l.Fields(), syslog: l.Syslog, sq: l.Squeeze, layout: d.Layout, tf: d.TimeField}
-	for _, f := range append([]*doc.LogFormat{l}, l.Variants...) {
+	for k, f := range append([]*doc.LogFormat{l}, l.Variants...) {
 		var re strings.Builder
 		re.WriteString(`(?s)^` + regexp.QuoteMeta(f.Prefix))
 		for _, p := range f.Parts {
 			switch {
+			case p.Lit == "" && k > 0 && p.Kind == doc.Text && !p.Quoted:
+				re.WriteString(`([^ \t]*)`) // an older form ends after a whole field
 			case p.Lit == "":
 				re.WriteString(`(.*)`)
 			case p.Quoted:
@@ -173,8 +175,9 @@ func slowTime(layout, v string) (int64, bool) {
 		if err != nil || !slowDigits(whole) || strings.Contains(v, ".") && !slowDigits(frac) {
 			return 0, false
 		}
-		if layout == doc.LayoutUnixUs {
-			return s * 1000, !strings.Contains(v, ".") && s < 9223372036000000
+		if layout == doc.LayoutUnixUs { // a fraction's first 3 digits are nanoseconds
+			f, _ := strconv.ParseInt((frac + "000")[:3], 10, 64)
+			return s*1000 + f, s < 9223372036000000
 		}
 		f, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
 		return s*1e9 + f, s < 9223372036

@@ -20,8 +20,10 @@ const ReasonHeader = "header"
 type namedFormat struct {
 	main     *logFormat
 	variants []variant
-	header   []byte // a line starting so is a header
-	last     int    // the variant the line before fitted, -1: the main form
+	header   []byte         // a line starting so is a header
+	last     int            // the variant the line before fitted, -1: the main form
+	fast     fastCut        // a default format's straight-line cutter (haproxy.go), or nil
+	hap      *haproxyFields // fast HAProxy: its fields' indexes
 	squeeze  bool
 	syslog   bool
 }
@@ -31,6 +33,10 @@ type namedFormat struct {
 type variant struct {
 	lf      *logFormat
 	missing []int
+	// open: the field the form ends with, when it is text up to the
+	// line's end (-1 else): it must hold no separator, or the line is a
+	// longer form, not this one with a field full of the others.
+	open int
 }
 
 // alias is a common name for a field (doc.Alias): the field's bytes, or
@@ -46,6 +52,12 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 	nf := &namedFormat{main: compileLogFormat(l), squeeze: l.Squeeze, syslog: l.Syslog, last: -1}
 	if l.Header != "" {
 		nf.header = []byte(l.Header)
+	}
+	switch l.Name {
+	case "haproxy httplog":
+		nf.fast, nf.hap = fastHTTPLog, haproxyIndexes(names, false)
+	case "haproxy tcplog":
+		nf.fast, nf.hap = fastTCPLog, haproxyIndexes(names, true)
 	}
 	for _, vl := range l.Variants {
 		lf := compileLogFormat(vl)
@@ -63,7 +75,10 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 				has[c.req], has[c.req+1], has[c.req+2] = true, true, true
 			}
 		}
-		v := variant{lf: lf}
+		v := variant{lf: lf, open: -1}
+		if last := vl.Parts[len(vl.Parts)-1]; last.Lit == "" && last.Kind == doc.Text && !last.Quoted {
+			v.open = lf.cuts[len(lf.cuts)-1].field
+		}
 		for i, n := range l.Fields() {
 			if !has[i] {
 				v.missing = append(v.missing, indexOf(names, n))
@@ -98,6 +113,15 @@ func (x *Extractor) named(line []byte, e *Entry) string {
 	if nf.squeeze {
 		line = x.squeeze(line)
 	}
+	if nf.fast != nil {
+		if nf.fast(x, line, e) {
+			return ""
+		}
+		if e.gen++; e.gen == 0 { // what the fast cut read is not the compiled cutter's
+			clear(e.nums)
+			e.gen = 1
+		}
+	}
 	if nf.last >= 0 && x.form(line, e, nf.last) { // the form of the line before: a log keeps to one
 		return ""
 	}
@@ -125,7 +149,7 @@ func (x *Extractor) form(line []byte, e *Entry, i int) bool {
 	x.lf = v.lf
 	r := x.logFormat(line, e)
 	x.lf = x.nf.main
-	if r != "" {
+	if r != "" || v.open >= 0 && bytes.IndexAny(e.Fields[v.open], " \t") >= 0 {
 		return false
 	}
 	for _, k := range v.missing {
@@ -255,6 +279,19 @@ func (c *rfcDate) parseDateTime(b []byte, sep byte) (int64, bool) {
 // parseHAProxy reads HAProxy's dd/Mon/yyyy:hh:mm:ss[.fraction] (%t, %tr:
 // the host's local time, without a zone), in UTC.
 func (c *clfDate) parseHAProxy(b []byte) (int64, bool) {
+	if len(b) == 24 && c.hit && string(b) == string(c.last[:24]) { // many lines a millisecond
+		return c.lastNS, true
+	}
+	ns, ok := c.haproxy(b)
+	if c.hit = ok && len(b) == 24; c.hit {
+		copy(c.last[:], b)
+		c.lastNS = ns
+	}
+	return ns, ok
+}
+
+// haproxy is parseHAProxy without the last time's shortcut.
+func (c *clfDate) haproxy(b []byte) (int64, bool) {
 	if len(b) < 20 || b[11] != ':' {
 		return 0, false
 	}
