@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// envoyDefault is Envoy's default access log format (its documentation,
+// EnvoyDefault is Envoy's default access log format (its documentation,
 // "Default format string"): what "format envoy" compiles.
-const envoyDefault = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"`
+const EnvoyDefault = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"`
 
 // envoyKinds are the command operators whose values are checked; every
 // other is text. Envoy's durations are milliseconds: their fields end in
@@ -34,11 +34,11 @@ var envoyVocab = []Alias{
 
 // envoyFormat compiles "format envoy ['FORMAT']".
 func envoyFormat(arg string) (*LogFormat, error) {
-	name, src := "envoy", envoyDefault
+	name, src := "envoy", EnvoyDefault
 	if arg != "" {
 		s, err := quotedStrings(arg, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%v; want the format string, quoted, e.g. format envoy '%s'", err, envoyDefault)
+			return nil, fmt.Errorf("%v; want the format string, quoted, e.g. format envoy '%s'", err, EnvoyDefault)
 		}
 		name, src = "envoy", strings.TrimRight(s, "\n")
 	}

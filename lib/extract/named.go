@@ -24,6 +24,7 @@ type namedFormat struct {
 	last     int            // the variant the line before fitted, -1: the main form
 	fast     fastCut        // a default format's straight-line cutter (haproxy.go), or nil
 	hap      *haproxyFields // fast HAProxy: its fields' indexes
+	env      *envoyFields   // fast Envoy: its fields' indexes
 	squeeze  bool
 	syslog   bool
 }
@@ -58,6 +59,10 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 		nf.fast, nf.hap = fastHTTPLog, haproxyIndexes(names, false)
 	case "haproxy tcplog":
 		nf.fast, nf.hap = fastTCPLog, haproxyIndexes(names, true)
+	case "envoy":
+		if l.Source == doc.EnvoyDefault {
+			nf.fast, nf.env = fastEnvoy, envoyIndexes(names)
+		}
 	}
 	for _, vl := range l.Variants {
 		lf := compileLogFormat(vl)
