@@ -221,15 +221,13 @@ func compileTemplate(server, src string) (*LogFormat, error) {
 func (p *parser) caddy() {
 	p.d.Format = JSON
 	p.d.Preset = "caddy"
-	for _, k := range []Key{
+	p.d.Keys = append(p.d.Keys, []Key{
 		{"ts", "ts"}, {"level", "level"}, {"logger", "logger"}, {"msg", "msg"}, {"status", "status"}, {"size", "size"},
 		{"duration", "duration"}, {"bytes_read", "bytes_read"}, {"user_id", "user_id"},
 		{"remote_ip", "request.remote_ip"}, {"remote_port", "request.remote_port"}, {"client_ip", "request.client_ip"},
 		{"proto", "request.proto"}, {"method", "request.method"}, {"host", "request.host"}, {"uri", "request.uri"},
 		{"user_agent", "request.headers.User-Agent.0"}, {"referer", "request.headers.Referer.0"},
-	} {
-		p.d.Keys = append(p.d.Keys, k)
-	}
+	}...)
 	p.d.Vocab = []Alias{{Name: "time", Of: "ts"}, {Name: "bytes", Of: "size"}, {Name: "path", Of: "uri"}}
 	if p.timeLine == 0 {
 		p.d.TimeField, p.d.Layout = "ts", LayoutUnix

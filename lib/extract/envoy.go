@@ -69,8 +69,5 @@ func fastEnvoy(x *Extractor, line []byte, e *Entry) bool {
 			line = line[1:]
 		}
 	}
-	if len(line) != 0 {
-		return false
-	}
-	return true
+	return len(line) == 0
 }

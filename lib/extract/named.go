@@ -154,7 +154,7 @@ func (x *Extractor) form(line []byte, e *Entry, i int) bool {
 	x.lf = v.lf
 	r := x.logFormat(line, e)
 	x.lf = x.nf.main
-	if r != "" || v.open >= 0 && bytes.IndexAny(e.Fields[v.open], " \t") >= 0 {
+	if r != "" || v.open >= 0 && bytes.ContainsAny(e.Fields[v.open], " \t") {
 		return false
 	}
 	for _, k := range v.missing {
@@ -166,7 +166,7 @@ func (x *Extractor) form(line []byte, e *Entry, i int) bool {
 // squeeze copies line into the scratch buffer with each run of spaces
 // as one space (squid pads its elapsed-time column).
 func (x *Extractor) squeeze(line []byte) []byte {
-	if bytes.Index(line, []byte("  ")) < 0 {
+	if !bytes.Contains(line, []byte("  ")) {
 		return line
 	}
 	x.scratch = x.scratch[:0]
