@@ -300,3 +300,72 @@ func BenchmarkNamedFormats(b *testing.B) {
 		})
 	}
 }
+
+// TestHAProxyAndEnvoyFormatStringsCompileAsTheirServersWriteThem compiles
+// Istio's Envoy format and a custom HAProxy log-format (a sample fetch, a
+// quoted field, the config line pasted whole) and reads their lines.
+func TestHAProxyAndEnvoyFormatStringsCompileAsTheirServersWriteThem(t *testing.T) {
+	istio := `format envoy '[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS% "%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER% %UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_REMOTE_ADDRESS% %REQUESTED_SERVER_NAME% %ROUTE_NAME%\n'`
+	haproxy := `format haproxy log-format "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %tsc %[ssl_fc_sni] %{+Q}HU"`
+	for _, c := range []struct {
+		format string
+		line   string
+		want   map[string]string
+		dur    float64
+	}{
+		{istio, string(fixtureLines(t, "istio.log")[0]), map[string]string{"response_code": "418", "status": "418", "response_code_details": "via_upstream",
+			"upstream_cluster": "outbound|8000||httpbin.foo.svc.cluster.local", "route_name": "default", "method": "GET", "path": "/status/418",
+			"duration_ms": "4", "bytes": "135", "req_authority": "httpbin:8000"}, 0.004},
+		{haproxy, `Dec  5 02:00:00 lb haproxy[7]: 192.0.2.4:5123 [05/Dec/2026:02:00:00.250] https~ app/a1 0/0/1/30/31 200 1024 ---- example.com "/x?y=1"`,
+			map[string]string{"ssl_fc_sni": "example.com", "http_uri": "/x?y=1", "path": "/x?y=1", "status": "200", "termination_state": "----",
+				"request_date": "05/Dec/2026:02:00:00.250", "time": "05/Dec/2026:02:00:00.250"}, 0.031},
+	} {
+		d, err := doc.Parse("t", []byte(c.format+"\nwindow 1s\nmetric r count by=status\nmetric s sum=duration by=path\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.format, err)
+		}
+		x, _ := New(d)
+		x.CutRequests() // every common name set, as tally --try --fields shows them
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Fatalf("%s: %q dropped (%s)", c.format, c.line, r)
+		}
+		for n, v := range c.want {
+			if i := x.Field(n); i < 0 || string(e.Fields[i]) != v {
+				t.Errorf("%s: field %s = %q, want %q (fields %v)", c.format[:20], n, fieldOr(x, &e, i), v, x.names)
+			}
+		}
+		if v, ok := e.Number(x.Field("duration")); !ok || v != c.dur {
+			t.Errorf("%s: duration %v, want %v seconds", c.format[:20], v, c.dur)
+		}
+	}
+}
+
+func fieldOr(x *Extractor, e *Entry, i int) string {
+	if i < 0 {
+		return "(no such field)"
+	}
+	return string(e.Fields[i])
+}
+
+// TestNamedFormatMistakesAreRefusedWithTheFix: what a format line gets
+// wrong is refused with what to write instead.
+func TestNamedFormatMistakesAreRefusedWithTheFix(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"format haproxy", "wants httplog, tcplog or the log-format string"},
+		{"format haproxy '%ci %zz'", "is not a log-format variable this reader knows"},
+		{"format envoy '%START_TIME %X%'", "not an Envoy command operator"},
+		{"format w3c 'date time'", "its columns are the file's #Fields header's"},
+		{"format awsalb extra", "takes nothing after it"},
+		{"format haproxy tcplog\nwindow 1s\nmetric r count by=status", `names field "status", which the format does not have`},
+	} {
+		text := c.line
+		if !strings.Contains(text, "metric") {
+			text += "\nwindow 1s\nmetric r count\n"
+		}
+		_, err := doc.Parse("t", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error saying %q", c.line, err, c.want)
+		}
+	}
+}
