@@ -11,7 +11,7 @@ type FieldKind int
 // The field kinds of a compiled LogFormat.
 const (
 	Text     FieldKind = iota // any bytes (quoted ones keep the server's escapes)
-	Status                    // three digits, else !drop reason=status
+	Status                    // a status (three digits, 0 or -1: extract.isStatus), else !drop reason=status
 	Size                      // "-" or digits, else !drop reason=bytes
 	Numeric                   // "-" or a number, else !drop reason=number
 	List                      // nginx's upstream lists ("0.012, 0.003 : 0.1"): its number is the sum

@@ -129,7 +129,7 @@ type Extractor struct {
 // The reason words Extract gives for an entry it cannot extract.
 const (
 	ReasonFormat = "format" // the entry does not have the format's shape
-	ReasonStatus = "status" // an Apache status that is not three digits
+	ReasonStatus = "status" // a status that is not three digits, 0 or -1 (isStatus)
 	ReasonBytes  = "bytes"  // an Apache size that is not "-" or digits below 2^53
 	ReasonTime   = "time"   // the time field does not parse in the layout
 	ReasonNumber = "number" // a LogFormat numeric field that is not "-" or a number
