@@ -77,17 +77,6 @@ var namedFormats = map[string]named{
 	},
 }
 
-// NamedFormats lists the predefined format names with what each is, for
-// a message and the docs.
-func NamedFormats() []string {
-	var names []string
-	for n := range namedFormats {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return append(names, "w3c", "cloudfront", "caddy", "haproxy httplog", "haproxy tcplog", "haproxy 'LOG-FORMAT'", "envoy", "envoy 'FORMAT'")
-}
-
 // namedFormat parses "format NAME", "format haproxy …" and "format envoy
 // …"; ok is false for any other line.
 func (p *parser) namedFormat(n int, line string) (bool, error) {
