@@ -101,6 +101,41 @@ func numTo(e *Entry, f int, b []byte, c byte) ([]byte, bool) {
 	return b[n+1:], true
 }
 
+// numbers cuts the integers of fs from b, '/' between them and end after
+// the last, in one pass; false (left to the compiled cutter) for
+// anything but 1 to 15 digits, optionally after '-', each.
+func numbers(e *Entry, fs []int, b []byte, end byte) ([]byte, bool) {
+	i := 0
+	for k, f := range fs {
+		sep := byte('/')
+		if k == len(fs)-1 {
+			sep = end
+		}
+		start := i
+		neg := i < len(b) && b[i] == '-'
+		if neg {
+			i++
+		}
+		var m uint64
+		d := i
+		for i < len(b) && isDigit(b[i]) {
+			m = m*10 + uint64(b[i]-'0')
+			i++
+		}
+		if i == d || i-d > exactDigits || i == len(b) || b[i] != sep {
+			return nil, false
+		}
+		v := float64(m)
+		if neg && m != 0 {
+			v = -v
+		}
+		e.Fields[f] = b[start:i]
+		e.known(f, v, true)
+		i++
+	}
+	return b[i:], true
+}
+
 // haproxyHead cuts what httplog and tcplog share: client_ip:client_port
 // [date] frontend backend/server, and returns the rest after the
 // server's space.
@@ -140,10 +175,8 @@ func haproxyTail(h *haproxyFields, line []byte, e *Entry) ([]byte, bool) {
 	if f[h.termination], line, ok = upTo(line, ' '); !ok {
 		return nil, false
 	}
-	for _, k := range h.conns {
-		if line, ok = numTo(e, k, line, '/'); !ok {
-			return nil, false
-		}
+	if line, ok = numbers(e, h.conns[:], line, '/'); !ok {
+		return nil, false
 	}
 	if f[h.retries], line, ok = upTo(line, ' '); !ok {
 		return nil, false
@@ -164,14 +197,8 @@ func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 	if !ok {
 		return false
 	}
-	for i, k := range h.timers {
-		end := byte('/')
-		if i == 4 {
-			end = ' '
-		}
-		if line, ok = numTo(e, k, line, end); !ok {
-			return false
-		}
+	if line, ok = numbers(e, h.timers[:], line, ' '); !ok {
+		return false
 	}
 	if len(line) > 3 && line[3] == ' ' && isStatus(line[:3]) {
 		f[h.status], line = line[:3], line[4:]
@@ -233,14 +260,8 @@ func fastTCPLog(x *Extractor, line []byte, e *Entry) bool {
 	if !ok {
 		return false
 	}
-	for i, k := range h.timers[:3] {
-		end := byte('/')
-		if i == 2 {
-			end = ' '
-		}
-		if line, ok = numTo(e, k, line, end); !ok {
-			return false
-		}
+	if line, ok = numbers(e, h.timers[:3], line, ' '); !ok {
+		return false
 	}
 	if line, ok = numTo(e, h.bytes, line, ' '); !ok {
 		return false
