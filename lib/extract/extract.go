@@ -114,16 +114,18 @@ type Extractor struct {
 	groups    []int          // Regex format: field i is submatch groups[i]
 	timeField int            // index of the time field
 	layout    layoutKind
-	clf       clfDate      // layout clf: the last date read
-	rfc       rfcDate      // layout rfc3339: the last date read
-	request   bool         // an Apache format whose request parts a metric reads
-	lf        *logFormat   // Apache, Nginx: the compiled format string
-	keys      *keyNode     // JSON: the key paths read
-	lkeys     []logfmtKey  // Logfmt: the keys read
-	scratch   []byte       // JSON, Logfmt: unescaped strings of this entry; squid: the squeezed line
-	nf        *namedFormat // Named: the layout, its variants, headers (named.go)
-	aliases   []alias      // the common names beyond the format's own fields (named.go)
-	w3        *w3cState    // W3CLog: the columns, by store (w3c.go)
+	clf       clfDate     // layout clf: the last date read
+	rfc       rfcDate     // layout rfc3339: the last date read
+	request   bool        // an Apache format whose request parts a metric reads
+	lf        *logFormat  // Apache, Nginx: the compiled format string
+	keys      *keyNode    // JSON: the key paths read
+	lkeys     []logfmtKey // Logfmt: the keys read
+	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry; squid: the squeezed line
+
+	// The named formats and the common names (named.go, w3c.go).
+	nf      *namedFormat // Named: the layout, its variants, headers
+	aliases []alias      // the common names beyond the format's own fields
+	w3      *w3cState    // W3CLog: the columns, by store
 }
 
 // The reason words Extract gives for an entry it cannot extract.
