@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,6 +80,69 @@ metric requests count by=status
 metric bytes sum=size by=status
 `
 
+// formatW3C makes the harness's store an IIS log: synth's combined lines
+// as W3C columns, under a #Fields header that changes the columns' order
+// every 4 000 lines (w3cFromCombined), its malformed lines kept.
+const formatW3C = "w3c"
+
+// crashW3CDoc is crashDoc for that log: the same markers; the header
+// lines are no entries, so the tape still accounts for crashEntries.
+const crashW3CDoc = `format w3c
+window 5s grace=2s
+cap 6
+metric requests count by=status
+metric bytes sum=bytes by=status,method
+`
+
+// The same harness over a W3C store whose columns change mid-file: a
+// restart must replay from the #Fields header in force at the durable
+// offset, or the lines after it are read with the wrong columns.
+func TestKillingFeedOrTallyAnywhereLosesAndDoublesNothingInAW3CStoreWhoseColumnsChange(t *testing.T) {
+	crashTest(t, crashW3CDoc, formatW3C, min(*crashRounds, 20), min(*crashBudget, 8*time.Second))
+}
+
+// w3cFromCombined rewrites combined lines as W3C ones (date time
+// cs-method cs-uri-stem sc-status sc-bytes, in UTC), a #Fields header
+// every 4 000 lines alternating two orders of the columns; a line that
+// is not combined stays as it is (a !drop).
+func w3cFromCombined(combined []byte) []byte {
+	re := regexp.MustCompile(`^\S+ \S+ \S+ \[([^\]]+)\] "(\S+) (\S+) [^"]*" (\d{3}) (\d+|-) `)
+	orders := [][]string{{"date", "time", "cs-method", "cs-uri-stem", "sc-status", "sc-bytes"},
+		{"date", "time", "sc-bytes", "sc-status", "cs-uri-stem", "cs-method"}}
+	var out bytes.Buffer
+	for i, line := range bytes.Split(bytes.TrimSuffix(combined, []byte("\n")), []byte("\n")) {
+		cols := orders[i/4000%2]
+		if i%4000 == 0 {
+			fmt.Fprintf(&out, "#Software: Microsoft Internet Information Services 10.0\n#Fields: %s\n", strings.Join(cols, " "))
+		}
+		m := re.FindSubmatch(line)
+		var at time.Time
+		var err error
+		if m != nil {
+			at, err = time.Parse("02/Jan/2006:15:04:05 -0700", string(m[1]))
+		}
+		if m == nil || err != nil {
+			if bytes.HasPrefix(line, []byte("#")) {
+				out.WriteByte('x') // a malformed line, not a W3C directive: keep it an entry
+			}
+			out.Write(line) // synth's malformed line: a !drop either way
+			out.WriteByte('\n')
+			continue
+		}
+		at = at.UTC()
+		v := map[string]string{"date": at.Format("2006-01-02"), "time": at.Format("15:04:05"), "cs-method": string(m[2]),
+			"cs-uri-stem": string(m[3]), "sc-status": string(m[4]), "sc-bytes": string(m[5])}
+		for k, c := range cols {
+			if k > 0 {
+				out.WriteByte(' ')
+			}
+			out.WriteString(v[c])
+		}
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
 func TestKillingFeedOrTallyAnywhereLosesAndDoublesNothing(t *testing.T) {
 	crashTest(t, crashDoc, "combined", *crashRounds, *crashBudget)
 }
@@ -146,7 +210,13 @@ func newCrashHarness(t *testing.T, doc, format string) *crashHarness {
 	h.store = filepath.Join(h.root, "access.log")
 	h.doc = filepath.Join(h.root, "crash.tally")
 	writeFile(t, h.doc, []byte(doc))
-	synthesize(t, h.store, "--seed", "6", "--lines", strconv.Itoa(crashEntries), "--jitter", "6s", "--malformed", "0.02", "--format", format)
+	if format == formatW3C {
+		combined := filepath.Join(h.root, "combined.log")
+		synthesize(t, combined, "--seed", "6", "--lines", strconv.Itoa(crashEntries), "--jitter", "6s", "--malformed", "0.02", "--format", "combined")
+		writeFile(t, h.store, w3cFromCombined(readFile(t, combined)))
+	} else {
+		synthesize(t, h.store, "--seed", "6", "--lines", strconv.Itoa(crashEntries), "--jitter", "6s", "--malformed", "0.02", "--format", format)
+	}
 
 	dir := h.provision("whole")
 	begun := time.Now()

@@ -82,6 +82,7 @@ type storeState struct {
 	frontier  int64        // how far the tape already accounts for this store
 	spans     []span       // marker ranges already on the tape
 	watch     formatWatch  // entries dropped in this run, for FormatNotes
+	layouts   []int64      // the store's layout headers (w3c's #Fields) a restart may need to replay from
 }
 
 // Roller buckets entries and produces tape bytes. See the package doc for
@@ -202,6 +203,16 @@ func (r *Roller) Safe(st int) int64 {
 			safe = min(safe, f)
 		}
 	}
+	// A replay from safe must see the layout header in force there (w3c's
+	// #Fields): it starts at that header instead. (A store has few, IIS
+	// writing one a file and a restart; all are kept.)
+	i := len(s.layouts) - 1
+	for i >= 0 && s.layouts[i] > safe {
+		i--
+	}
+	if i >= 0 {
+		safe = s.layouts[i]
+	}
 	return safe
 }
 
@@ -232,7 +243,19 @@ func (r *Roller) Entry(st int, pos int64, line []byte) {
 		s.processed = end
 		return
 	}
+	r.x.Store(st)
 	reason := r.x.Extract(line, &r.entry)
+	if reason == extract.ReasonHeader || reason == extract.ReasonLayout {
+		// No entry: in no bucket and no marker (tgcheck counts it so). A
+		// layout header (w3c's #Fields) is where a restart must replay
+		// from, for the columns it sets to be known again.
+		if reason == extract.ReasonLayout {
+			s.layouts = append(s.layouts, pos)
+		}
+		s.processed = end
+		r.checkCatchUp(s)
+		return
+	}
 	s.watch.entry(line, reason)
 	if reason != "" {
 		r.mark(s, tape.Drop, 0, pos, end, reason)

@@ -102,7 +102,8 @@ func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 		return nil, err
 	}
 	out := &derivation{Buckets: map[int64]map[string]derivedSeries{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
-	for _, src := range prepare(t, inputs) {
+	for k, src := range prepare(t, inputs) {
+		dv.x.Store(k) // a w3c store's columns are its own #Fields header's
 		n, err := dv.store(src)
 		if err != nil {
 			return nil, err
@@ -298,14 +299,19 @@ func (dv *deriver) chunk(c store.Chunk, src *source) int64 {
 		if end > src.limit {
 			break
 		}
+		header := false
 		if !src.isSkipped(pos) {
 			cov := dv.marks.enter(pos)
 			e := dv.entry(data[:i], cov)
-			dv.marks.hold(e)
-			dv.seals.check(pos, e, cov.late)
+			if header = e.reason == extract.ReasonHeader || e.reason == extract.ReasonLayout; !header {
+				dv.marks.hold(e)
+				dv.seals.check(pos, e, cov.late)
+			}
 		}
 		pos, data = end, data[i+1:]
-		n++
+		if !header { // a header line (w3c's #Fields) is no entry: tally accounts for it as nothing
+			n++
+		}
 	}
 	return n
 }

@@ -7,6 +7,9 @@
 //	format apache "LOGFORMAT"       Apache's LogFormat string, or a nickname (combined, common)
 //	format nginx [escape=E] 'LOG_FORMAT'...   nginx's log_format strings, or combined
 //	format json|logfmt [NAME=PATH...]         fields by key path; NAME=PATH names one
+//	format NAME                     a named format (named.go): goaccess's (combined, w3c, awsalb, …), varnishncsa, caddy
+//	format haproxy httplog|tcplog|'LOG-FORMAT'  HAProxy's formats (haproxy.go)
+//	format envoy ['FORMAT']         Envoy's default or a format string (envoy.go)
 //	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms, unixus or a Go layout
 //	window DURATION [grace=DURATION]
 //	cap N
@@ -45,6 +48,9 @@
 //     has no label le (its bound), and no other metric is named as one of
 //     its series (NAME_bucket, NAME_sum, NAME_count); buckets= and scale=
 //     belong to histograms only.
+//   - Fields lists the format's own fields, then the common names it
+//     offers beyond them (vocab.go: time status bytes method path
+//     duration), each an Alias of one of its own fields.
 //   - Every error is a *Error naming the document, the line and what was
 //     expected there.
 package doc
@@ -68,6 +74,8 @@ const (
 	Nginx                                // an nginx log_format string (Doc.LogFormat)
 	JSON                                 // one JSON object a line, fields by key path
 	Logfmt                               // key=value pairs, fields by key
+	Named                                // a predefined or compiled server format (Doc.LogFormat; named.go)
+	W3CLog                               // a W3C extended log: columns named by its #Fields header (Doc.W3C; w3c.go)
 )
 
 // MetricKind is what a metric computes over a bucket's entries.
@@ -148,6 +156,9 @@ type Doc struct {
 	Regex     string     // Format == Regex: the RE2 source
 	LogFormat *LogFormat // Format == Apache or Nginx: the compiled format string
 	Keys      []Key      // Format == JSON or Logfmt: fields named on the format line
+	Preset    string     // Format == JSON: the named format that set Keys ("caddy"), else ""
+	W3C       *W3C       // Format == W3CLog: its separator and default columns
+	Vocab     []Alias    // the common names the format offers (vocab.go)
 	TimeField string     // the field holding the entry's time ("time" for the built-in formats)
 	Layout    string     // clf, rfc3339, unix, unixms, or a Go layout
 	Width     time.Duration
@@ -177,6 +188,12 @@ const (
 	LayoutUnix    = "unix"    // seconds since the epoch, optional fraction
 	LayoutUnixMs  = "unixms"  // milliseconds since the epoch, optional fraction
 	LayoutUnixUs  = "unixus"  // integer microseconds since the epoch (Apache's %{usec}t)
+	// The named formats' own (named.go), read by hand, in UTC: the logs
+	// write UTC (W3C, CloudFront) or the host's local time without a zone
+	// (HAProxy's %tr, which a host on UTC writes as UTC).
+	LayoutW3C        = "w3c"        // 2000-10-10 20:55:36, optional fraction
+	LayoutCloudFront = "cloudfront" // 2000-10-10<TAB>20:55:36
+	LayoutHAProxy    = "haproxy"    // 10/Oct/2000:20:55:36.123, optional fraction
 )
 
 // Key names a JSON key path (a.b.c, an array index a segment of digits) or
@@ -231,15 +248,26 @@ func (m Metric) Fields() []string {
 // they open. It returns nil for a Doc whose format is unset or whose
 // regex does not compile (Parse never returns such a Doc).
 func (d *Doc) Fields() []string {
+	own := d.ownFields()
+	for _, a := range d.aliases(own) {
+		own = append(own, a.Name)
+	}
+	return own
+}
+
+// ownFields are the format's own fields, without the common names.
+func (d *Doc) ownFields() []string {
 	switch d.Format {
 	case ApacheCombined:
 		return append([]string(nil), apacheCombinedFields...)
 	case ApacheCommon:
 		return append([]string(nil), apacheCommonFields...)
-	case Apache, Nginx:
+	case Apache, Nginx, Named:
 		return d.LogFormat.Fields()
 	case JSON, Logfmt:
 		return d.keyFields()
+	case W3CLog:
+		return d.w3cFields()
 	case Regex:
 		re, err := regexp.Compile(d.Regex)
 		if err != nil {
@@ -267,7 +295,7 @@ func namedGroups(re *regexp.Regexp) []string {
 func (d *Doc) keyFields() []string {
 	var names []string
 	add := func(n string) {
-		if n != "" && !slices.Contains(names, n) {
+		if n != "" && !slices.Contains(names, n) && !d.isAlias(n) {
 			names = append(names, n)
 		}
 	}
@@ -296,9 +324,16 @@ func (d *Doc) FormatText() string {
 	case Nginx:
 		return "nginx '" + d.LogFormat.Source + "'"
 	case JSON:
+		if d.Preset != "" {
+			return d.Preset + " (Caddy's JSON access log, one object a line)"
+		}
 		return "json (one JSON object a line)"
 	case Logfmt:
 		return "logfmt (key=value pairs)"
+	case Named:
+		return d.LogFormat.Name + " (" + d.LogFormat.Source + ")"
+	case W3CLog:
+		return d.W3C.Name + " (columns as its #Fields header names them)"
 	}
 	return "regex " + d.Regex
 }

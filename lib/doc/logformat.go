@@ -11,7 +11,7 @@ type FieldKind int
 // The field kinds of a compiled LogFormat.
 const (
 	Text     FieldKind = iota // any bytes (quoted ones keep the server's escapes)
-	Status                    // three digits, else !drop reason=status
+	Status                    // a status (three digits, 0 or -1: extract.isStatus), else !drop reason=status
 	Size                      // "-" or digits, else !drop reason=bytes
 	Numeric                   // "-" or a number, else !drop reason=number
 	List                      // nginx's upstream lists ("0.012, 0.003 : 0.1"): its number is the sum
@@ -31,15 +31,30 @@ type Part struct {
 	// Skip is how many times Lit's first byte occurs inside the field
 	// itself (a CLF time ends a space-terminated field one space later).
 	Skip int
+	// Delimited: the literals around the field delimit it ({…}), so it
+	// may be empty where a bare field is "-".
+	Delimited bool
 }
 
 // LogFormat is a server's log line layout: a literal prefix, then fields
 // each followed by its literal text.
 type LogFormat struct {
-	Server string // "apache" or "nginx"
+	Server string // "apache", "nginx", or the named format's ("haproxy", "envoy", "awsalb", …)
 	Source string // the format string as the document gave it (unquoted)
 	Prefix string
 	Parts  []Part
+	// What named formats (named.go) add; zero for Apache's and nginx's.
+	Name    string  // how the format line named it ("awsalb", "haproxy httplog")
+	Vocab   []Alias // the common names it offers (vocab.go)
+	Header  string  // a line starting so is a header: no entry (w3c, cloudfront, cloudstorage)
+	Squeeze bool    // a run of spaces is one space (squid pads its columns)
+	Syslog  bool    // a syslog header (rsyslog's, RFC 3164 or 5424) may come before the line
+	// Variants are other forms of the layout a line may have, tried in
+	// order when the line does not have this one: an older, shorter form
+	// (AWS adds fields at the end), HAProxy's without the captures a
+	// frontend does not have. Their fields are some of this one's; a
+	// line of a variant has the others "-".
+	Variants []*LogFormat
 }
 
 // Fields returns the field names in line order; a Request part gives
@@ -165,6 +180,12 @@ func stampSample(server, layout string) string {
 	switch layout {
 	case LayoutCLF:
 		return "10/Oct/2000:13:55:36 -0700"
+	case LayoutW3C:
+		return "2000-10-10 13:55:36"
+	case LayoutCloudFront:
+		return "2000-10-10\t13:55:36"
+	case LayoutHAProxy:
+		return "10/Oct/2000:13:55:36.123"
 	case LayoutRFC3339:
 		return "2000-10-10T13:55:36-07:00"
 	case LayoutUnix, LayoutUnixMs, LayoutUnixUs:

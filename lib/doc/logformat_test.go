@@ -13,10 +13,10 @@ func TestEachFormatNamesItsFields(t *testing.T) {
 			"host time time_msec_frac status time_usec_frac", "time", "02/Jan/2006:15:04:05"},
 		{`format apache combined`, "host ident user time method path proto status bytes referer agent", "time", LayoutCLF},
 		{`format apache "%a %A %v:%p %{ms}T %T %D %{us}T %I %O %S %k %L %m %U %q %H %{X-Forwarded-For}i %{Set-Cookie}o %{HOME}e %{sid}C %{msec}t"`,
-			"client_ip local_ip vhost port duration_ms duration_s duration_us duration_us_2 bytes_in bytes_out bytes_total keepalive log_id method url_path query proto x_forwarded_for out_set_cookie env_home cookie_sid time", "time", LayoutUnixMs},
+			"client_ip local_ip vhost port duration_ms duration_s duration_us duration_us_2 bytes_in bytes_out bytes_total keepalive log_id method url_path query proto x_forwarded_for out_set_cookie env_home cookie_sid time bytes duration", "time", LayoutUnixMs},
 		{`format nginx '$remote_addr [$time_iso8601] "$request" $status ${request_time}s $upstream_response_time'`,
-			"remote_addr time_iso8601 request method path proto status request_time upstream_response_time", "time_iso8601", LayoutRFC3339},
-		{`format nginx escape=json '{"t":"$msec","s":"$status"}'  # a comment`, "msec status", "msec", LayoutUnix},
+			"remote_addr time_iso8601 request method path proto status request_time upstream_response_time time duration", "time_iso8601", LayoutRFC3339},
+		{`format nginx escape=json '{"t":"$msec","s":"$status"}'  # a comment`, "msec status time", "msec", LayoutUnix},
 		{"format json method=request.method\ntime ts layout=unix", "method request.size ts", "ts", LayoutUnix},
 		{"format logfmt\ntime ts layout=rfc3339", "request.size ts", "ts", LayoutRFC3339},
 	} {

@@ -129,8 +129,10 @@ func (p *parser) serverFormat(n int, line string) (bool, error) {
 		return true, p.errorf(n, "%v", err)
 	}
 	p.d.Format = Apache
+	p.d.LogFormat.Vocab = apacheVocab(p.d.LogFormat)
 	if server == "nginx" {
 		p.d.Format = Nginx
+		p.d.LogFormat.Vocab = nginxVocab(p.d.LogFormat)
 	}
 	return true, nil
 }

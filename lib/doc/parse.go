@@ -65,6 +65,9 @@ func (p *parser) directive(n int, line string) error {
 	if ok, err := p.serverFormat(n, line); ok {
 		return err
 	}
+	if ok, err := p.namedFormat(n, line); ok {
+		return err
+	}
 	line = stripComment(line)
 	words := strings.Fields(line)
 	if len(words) == 0 {
@@ -132,7 +135,7 @@ func (p *parser) once(n int, word string, seen *int) error {
 	return nil
 }
 
-const formatWant = `"format" wants apache-combined, apache-common, apache "LOGFORMAT", nginx 'LOG_FORMAT', json, logfmt or regex RE2, e.g. format apache-combined`
+const formatWant = `"format" wants apache-combined, apache-common, apache "LOGFORMAT", nginx 'LOG_FORMAT', json, logfmt, regex RE2, or a named format (combined, vcombined, common, vcommon, w3c, cloudfront, cloudstorage, awselb, awsalb, awss3, squid, caddy, traefikclf, varnishncsa, haproxy httplog|tcplog|'LOG-FORMAT', envoy ['FORMAT']), e.g. format apache-combined`
 
 func (p *parser) format(n int, words []string) error {
 	if err := p.once(n, "format", &p.formatLine); err != nil {
@@ -239,7 +242,7 @@ var layoutProbe = time.Date(2011, time.November, 13, 21, 32, 43, 0, time.UTC)
 // reference time into something it parses back.
 func checkLayout(layout string) error {
 	switch layout {
-	case LayoutCLF, LayoutRFC3339, LayoutUnix, LayoutUnixMs, LayoutUnixUs:
+	case LayoutCLF, LayoutRFC3339, LayoutUnix, LayoutUnixMs, LayoutUnixUs, LayoutW3C, LayoutCloudFront, LayoutHAProxy:
 		return nil
 	}
 	s := layoutProbe.Format(layout)
@@ -335,6 +338,9 @@ func (p *parser) finish() error {
 	if d.Format == 0 {
 		return p.errorf(end, "the document ends without a format; add one, e.g. format apache-combined")
 	}
+	if d.LogFormat != nil {
+		d.Vocab = d.LogFormat.Vocab
+	}
 	if d.TimeField == "" {
 		if err := p.defaultTime(); err != nil {
 			return err
@@ -373,7 +379,7 @@ func (p *parser) defaultTime() error {
 	case ApacheCombined, ApacheCommon:
 		d.TimeField, d.Layout = "time", LayoutCLF
 		return nil
-	case Apache, Nginx:
+	case Apache, Nginx, Named:
 		for _, part := range d.LogFormat.Parts {
 			if part.Kind == Stamp {
 				d.TimeField, d.Layout = part.Field, part.Layout
@@ -381,6 +387,12 @@ func (p *parser) defaultTime() error {
 			}
 		}
 		return p.errorf(p.formatLine, "the format string has no time (%%t, $time_local, $time_iso8601 or $msec); log one, or add a time directive naming the field that holds it")
+	case W3CLog:
+		d.TimeField, d.Layout = "time", LayoutW3C
+		if d.W3C.Sep == '\t' {
+			d.Layout = LayoutCloudFront
+		}
+		return nil
 	case JSON:
 		return p.errorf(p.formatLine, `"format json" needs a time directive naming the key, e.g. time ts layout=unix`)
 	case Logfmt:

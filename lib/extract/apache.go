@@ -104,15 +104,11 @@ func cutCombined(line []byte, e *Entry, l *layout, combined, split bool) (rest [
 	} else {
 		f[l.method], f[l.method+1], f[l.method+2] = dash, dash, dash
 	}
-	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' {
-		// The usual three digits and a space: what token would cut, as a
-		// space within the first three fails isStatus either way.
+	if rest = rest[1:]; len(rest) > 3 && rest[3] == ' ' && isStatus(rest[:3]) {
+		// The usual three digits and a space: what token would cut.
 		f[l.status], rest, ok = rest[:3], rest[4:], true
-	} else {
-		f[l.status], rest, ok = token(rest)
-	}
-	if !isStatus(f[l.status]) {
-		return nil, false, ReasonStatus
+	} else if f[l.status], rest, ok = token(rest); !isStatus(f[l.status]) {
+		return nil, false, ReasonStatus // (a "0" is cut by token)
 	}
 	if !ok {
 		return nil, false, ReasonFormat // the line ends at the status
@@ -219,9 +215,21 @@ func cutRequest(r []byte) (method, path, proto []byte) {
 // dash is the field of a request part that cannot be told.
 var dash = []byte("-")
 
-// isStatus reports whether b is three digits.
+// isStatus reports whether b is a status as servers log them: three
+// digits (200; 499, nginx's client gone; 000, squid's and CloudFront's
+// no response), 0 (Traefik's for a WebSocket, Envoy's for no response)
+// or -1 (HAProxy's for no response). Each is a label value as logged:
+// 0 and 000 stay apart, as their servers wrote them.
 func isStatus(b []byte) bool {
-	return len(b) == 3 && isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2])
+	switch len(b) {
+	case 3:
+		return isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2])
+	case 1:
+		return b[0] == '0'
+	case 2:
+		return b[0] == '-' && b[1] == '1'
+	}
+	return false
 }
 
 // bytesField reads an Apache size: "-" (nothing sent: valid, not a

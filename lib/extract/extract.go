@@ -10,7 +10,16 @@
 //     constant "-" for a request part that cannot be told; any bytes,
 //     including bytes that are not UTF-8, are fine. The one exception: a
 //     JSON or logfmt string with escapes is unescaped into the
-//     Extractor's reused buffer, valid until the next Extract.
+//     Extractor's reused buffer, valid until the next Extract; so is a
+//     squid line whose padding is squeezed, and a common name that is a
+//     duration in seconds (its own buffer).
+//   - A header line (w3c's and cloudfront's '#' lines, cloudstorage's
+//     column names) is no entry: Extract returns ReasonHeader or, for a
+//     line that sets the columns of those after it, ReasonLayout, and
+//     the caller accounts for it as nothing (no bucket, no marker).
+//   - The common names (doc.Alias) are set after the format's own fields:
+//     the same bytes, or a number divided into seconds; those no metric
+//     reads are "-" (all are set after CutRequests).
 //   - A JSON or logfmt field whose key the line lacks (or, in JSON, holds
 //     null) is empty: no label value, not a number (sum adds 0, min and
 //     max skip it), and no time (reason time). It is never guessed.
@@ -111,16 +120,22 @@ type Extractor struct {
 	lf        *logFormat  // Apache, Nginx: the compiled format string
 	keys      *keyNode    // JSON: the key paths read
 	lkeys     []logfmtKey // Logfmt: the keys read
-	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry
+	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry; squid: the squeezed line
+
+	// The named formats and the common names (named.go, w3c.go).
+	nf      *namedFormat // Named: the layout, its variants, headers
+	aliases []alias      // the common names beyond the format's own fields
+	w3      *w3cState    // W3CLog: the columns, by store
 }
 
 // The reason words Extract gives for an entry it cannot extract.
 const (
 	ReasonFormat = "format" // the entry does not have the format's shape
-	ReasonStatus = "status" // an Apache status that is not three digits
+	ReasonStatus = "status" // a status that is not three digits, 0 or -1 (isStatus)
 	ReasonBytes  = "bytes"  // an Apache size that is not "-" or digits below 2^53
 	ReasonTime   = "time"   // the time field does not parse in the layout
 	ReasonNumber = "number" // a LogFormat numeric field that is not "-" or a number
+	// ReasonHeader (named.go) is no reason for a !drop: a header line is no entry.
 )
 
 // New makes an extractor for a document as Parse returns it.
@@ -144,15 +159,24 @@ func New(d *doc.Doc) (*Extractor, error) {
 	switch d.Format {
 	case doc.Apache, doc.Nginx:
 		x.lf = compileLogFormat(d.LogFormat)
+	case doc.Named:
+		x.nf = compileNamed(d.LogFormat, x.names)
+		x.lf = x.nf.main
+	case doc.W3CLog:
+		x.w3 = newW3C(d.W3C, x.names[:x.ownFields()])
 	case doc.JSON:
 		x.keys = &keyNode{index: -1, field: -1}
-		for i, n := range x.names {
+		for i, n := range x.names[:x.ownFields()] {
 			x.keys.addPath(d.KeyPath(n), i)
 		}
 	case doc.Logfmt:
-		for i, n := range x.names {
+		for i, n := range x.names[:x.ownFields()] {
 			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(d.KeyPath(n)), field: i})
 		}
+	}
+	for _, a := range d.Aliases() {
+		x.aliases = append(x.aliases, alias{at: x.Field(a.Name), of: x.Field(a.Of), div: a.Div,
+			used: d.Uses(a.Name) || d.TimeField == a.Name, buf: make([]byte, 0, 32)})
 	}
 	x.timeField = slices.Index(x.names, d.TimeField)
 	if x.timeField < 0 {
@@ -168,7 +192,18 @@ func New(d *doc.Doc) (*Extractor, error) {
 // CutRequests makes the extractor cut every request into method, path
 // and proto, whether the document reads them or not (tally --try
 // --fields shows every field).
-func (x *Extractor) CutRequests() { x.request = true }
+func (x *Extractor) CutRequests() {
+	x.request = true
+	for i := range x.aliases {
+		x.aliases[i].used = true
+	}
+}
+
+// ownFields is how many of the fields are the format's own, before the
+// common names it offers beyond them.
+func (x *Extractor) ownFields() int {
+	return len(x.names) - len(x.d.Aliases())
+}
 
 // Field returns a field's index in Entry.Fields, or -1 when the format has
 // no such field.
@@ -211,11 +246,18 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 		reason = x.json(line, e)
 	case doc.Logfmt:
 		reason = x.logfmt(line, e)
+	case doc.Named:
+		reason = x.named(line, e)
+	case doc.W3CLog:
+		reason = x.w3c(line, e)
 	default:
 		reason = x.regex(line, e.Fields)
 	}
 	if reason != "" {
 		return reason
+	}
+	if len(x.aliases) != 0 {
+		x.fillAliases(e)
 	}
 	t, ok := x.time(e.Fields[x.timeField])
 	if !ok {

@@ -21,6 +21,7 @@ type cut struct {
 	tail  []byte
 	skip  int  // occurrences of end inside the field
 	plain bool // a text field that goes to Entry.Fields: nothing to check
+	empty bool // may be empty: between literals that delimit it (HAProxy's {} captures)
 }
 
 // How a cut finds its field's end.
@@ -51,7 +52,7 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 	c := &logFormat{prefix: []byte(l.Prefix)}
 	field := 0
 	for _, p := range l.Parts {
-		k := cut{field: -1, kind: p.Kind, skip: p.Skip, how: howShort}
+		k := cut{field: -1, kind: p.Kind, skip: p.Skip, how: howShort, empty: p.Delimited}
 		if p.Field != "" {
 			k.field = field
 			field++
@@ -242,7 +243,7 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 			return x.cutShort(c, rest, e)
 		}
 		v := rest[:j]
-		if j == 0 && c.how != howQuoted && c.kind == doc.Text {
+		if j == 0 && c.how != howQuoted && c.kind == doc.Text && !c.empty {
 			return ReasonFormat // the servers write "-" for an empty unquoted field, never nothing
 		}
 		if c.field >= 0 {

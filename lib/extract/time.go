@@ -16,6 +16,9 @@ const (
 	layoutUnix
 	layoutUnixMs
 	layoutUnixUs
+	layoutW3C
+	layoutCloudFront
+	layoutHAProxy
 )
 
 func layoutOf(layout string) layoutKind {
@@ -30,6 +33,12 @@ func layoutOf(layout string) layoutKind {
 		return layoutUnixMs
 	case doc.LayoutUnixUs:
 		return layoutUnixUs
+	case doc.LayoutW3C:
+		return layoutW3C
+	case doc.LayoutCloudFront:
+		return layoutCloudFront
+	case doc.LayoutHAProxy:
+		return layoutHAProxy
 	}
 	return layoutGo
 }
@@ -53,6 +62,12 @@ func (x *Extractor) time(b []byte) (int64, bool) {
 		return parseUnitFrac(b, unitMillis)
 	case layoutUnixUs:
 		return parseUnitFrac(b, unitMicros)
+	case layoutW3C:
+		return x.rfc.parseDateTime(b, ' ')
+	case layoutCloudFront:
+		return x.rfc.parseDateTime(b, '\t')
+	case layoutHAProxy:
+		return x.clf.parseHAProxy(b)
 	case layoutRFC3339:
 		if ns, ok := x.rfc.parse(b); ok {
 			return ns, true

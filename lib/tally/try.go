@@ -144,7 +144,12 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 		sc.Buffer(make([]byte, 64<<10), 64<<20)
 		sc.Split(scanLF)
 		for n := 1; sc.Scan(); n++ {
-			if reason := x.Extract(sc.Bytes(), &e); reason != "" {
+			reason := x.Extract(sc.Bytes(), &e)
+			if reason == extract.ReasonHeader || reason == extract.ReasonLayout {
+				fmt.Fprintf(out, "%s:%d header (no entry)\n", f, n)
+				continue
+			}
+			if reason != "" {
 				fmt.Fprintf(out, "%s:%d !drop reason=%s\n", f, n, reason)
 				continue
 			}
