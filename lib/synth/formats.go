@@ -38,21 +38,21 @@ func checkFormat(f string) error {
 
 // entry is one request, drawn once and written in any format.
 type entry struct {
-	sec     int64
-	frac    int // nanoseconds past sec, for the formats with fractional times
-	zone    zone
-	host    []byte
-	user    string
-	method  string
-	path    string
-	proto   string
-	status  int
-	size    int64 // -1: none ("-")
-	referer string
-	agent   int // index in agents
-	dur     time.Duration
-	vhost   string
-	xff     string // "" when the header is absent
+	sec      int64
+	frac     int // nanoseconds past sec, for the formats with fractional times
+	zone     zone
+	host     []byte
+	user     string
+	method   string
+	path     string
+	proto    string
+	status   int
+	size     int64 // -1: none ("-")
+	referer  string
+	agent    int // index in agents
+	dur      time.Duration
+	vhost    string
+	xff      string // "" when the header is absent
 	ups      [3]float64
 	nups     int
 	upsDash  bool // an upstream that gave no response: "-" in the list
