@@ -350,32 +350,42 @@ func BenchmarkExtractGenerated(b *testing.B) {
 		{"json", synth.FormatJSON, "format json\ntime ts layout=unix\n" + metrics + "metric bytes sum=size by=status\n"},
 		{"logfmt", synth.FormatLogfmt, "format logfmt\ntime ts layout=rfc3339\n" + metrics + "metric bytes sum=size by=status\n"},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			g, err := synth.New(synth.Config{Seed: 1, N: 4096, Format: c.format})
-			if err != nil {
-				b.Fatal(err)
+		for _, real := range []bool{false, true} {
+			name := c.name
+			if real {
+				name += "/realistic"
 			}
-			var lines [][]byte
-			size := 0
-			for range 4096 {
-				l := g.Next(nil)
-				lines = append(lines, l[:len(l)-1])
-				size += len(l)
-			}
-			x := newExtractor(b, c.doc)
-			var e Entry
-			b.SetBytes(int64(size / len(lines)))
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if x.Extract(lines[i], &e) != "" {
-					b.Fatalf("%q: not extracted", lines[i])
-				}
-				if i++; i == len(lines) {
-					i = 0
-				}
-			}
-		})
+			b.Run(name, func(b *testing.B) { benchGenerated(b, c.format, c.doc, real) })
+		}
+	}
+}
+
+// benchGenerated extracts 4096 lines of format (realistic: the world's
+// hard cases, tgsynth --realistic) with doc.
+func benchGenerated(b *testing.B, format, doc string, real bool) {
+	g, err := synth.New(synth.Config{Seed: 1, N: 4096, Format: format, Realistic: real})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	size := 0
+	for range 4096 {
+		l := g.Next(nil)
+		lines = append(lines, l[:len(l)-1])
+		size += len(l)
+	}
+	x := newExtractor(b, doc)
+	var e Entry
+	b.SetBytes(int64(size / len(lines)))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if x.Extract(lines[i], &e) != "" {
+			b.Fatalf("%q: not extracted", lines[i])
+		}
+		if i++; i == len(lines) {
+			i = 0
+		}
 	}
 }
 
