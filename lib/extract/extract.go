@@ -111,6 +111,7 @@ type Extractor struct {
 	lf        *logFormat  // Apache, Nginx: the compiled format string
 	keys      *keyNode    // JSON: the key paths read
 	lkeys     []logfmtKey // Logfmt: the keys read
+	lkeyLens  uint64      // Logfmt: bit n set for a key read of n bytes (63: of 63 or more)
 	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry
 }
 
@@ -152,6 +153,7 @@ func New(d *doc.Doc) (*Extractor, error) {
 	case doc.Logfmt:
 		for i, n := range x.names {
 			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(d.KeyPath(n)), field: i})
+			x.lkeyLens |= keyLenBit(len(d.KeyPath(n)))
 		}
 	}
 	x.timeField = slices.Index(x.names, d.TimeField)

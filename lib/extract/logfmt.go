@@ -58,6 +58,9 @@ func (x *Extractor) logfmt(line []byte, e *Entry) string {
 		if i < len(line) && line[i] > ' ' {
 			return ReasonFormat // '"' or '=' inside a key or bare value, or glued after a quote
 		}
+		if x.lkeyLens&keyLenBit(len(key)) == 0 {
+			continue // no key read is this long: most pairs of a line
+		}
 		for _, k := range x.lkeys {
 			if len(k.key) == len(key) && k.key[0] == key[0] && bytes.Equal(k.key, key) {
 				if esc {
@@ -70,6 +73,11 @@ func (x *Extractor) logfmt(line []byte, e *Entry) string {
 			}
 		}
 	}
+}
+
+// keyLenBit is the bit of Extractor.lkeyLens for a key of n bytes.
+func keyLenBit(n int) uint64 {
+	return 1 << min(n, 63)
 }
 
 // bareEnd returns where the bare key or value at b[i] ends: at a byte up
