@@ -20,22 +20,15 @@ var (
 var upstreamList = regexp.MustCompile(`(?:\d|-), (?:\d|-)[^"]*$`)
 
 func worldOracle(format, line string) bool {
-	switch format {
-	case "combined":
-		if !worldCombined.MatchString(line) {
-			return false
-		}
-		at := strings.IndexByte(line, '[')
-		_, err := time.Parse(clf, line[at+1:at+27])
-		return err == nil
-	case FormatApacheTimed:
-		return worldTimed.MatchString(line)
-	case FormatNginx:
-		return worldNginx.MatchString(line)
-	case FormatLogfmt:
-		return worldLogfmt.MatchString(line)
+	if format != "combined" {
+		return oracleBy(map[string]*regexp.Regexp{FormatApacheTimed: worldTimed, FormatNginx: worldNginx, FormatLogfmt: worldLogfmt}, format, line)
 	}
-	return oracle(format, line)
+	if !worldCombined.MatchString(line) {
+		return false
+	}
+	at := strings.IndexByte(line, '[')
+	_, err := time.Parse(clf, line[at+1:at+27])
+	return err == nil
 }
 
 // With Realistic every format's lines are still well formed but for the
