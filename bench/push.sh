@@ -1,31 +1,42 @@
 #!/bin/sh
-# bench/push.sh: tgpush into a real Prometheus: samples pushed a second,
-# and the delay from a seal appended to the tape to its sample being
-# queryable.
+# bench/push.sh: tgpush into real receivers (VictoriaMetrics and
+# Prometheus): samples pushed a second, peak RSS and CPU seconds of tgpush
+# and of the receiver for the same samples, on a high-cardinality tape
+# (by=path over PATHS paths) and on the built-in document's; then the delay
+# from a seal appended to the tape to its sample being queryable.
 #
-#   bench/push.sh                 # ~30 s on 2 cores
-#   N=100000 DELAYS=10 bench/push.sh
+#   bench/push.sh                       # ~1-2 minutes on 2 cores
+#   SECS=1800 RATE=1000 bench/push.sh   # half an hour of log at 1 000 lines/s
+#   RECEIVERS=vm DELAYS=0 bench/push.sh # VictoriaMetrics only, no delay figure
 #
-# Starts Debian's prometheus (--web.enable-remote-write-receiver) on a free
-# 127.0.0.1 port with a temporary data dir, and stops it at the end.
-# Needs: go, prometheus, curl, jq, python3.
+# Each receiver is started on a free 127.0.0.1 port with a temporary data
+# dir (VictoriaMetrics with -dedup.minScrapeInterval=1ms, Prometheus with
+# --web.enable-remote-write-receiver) and stopped at the end. The samples
+# counted are the receiver's own (a count_over_time over everything),
+# checked against what the tape holds; the CPU of the receiver is its
+# user + system time from tgpush's start until every sample is queryable;
+# tgpush's are from wait4 (CPU and peak RSS).
+# Needs: go, victoria-metrics and/or prometheus, curl, jq, python3.
 set -eu
 
-N=${N:-300000}          # log lines for the throughput figure
-DELAYS=${DELAYS:-20}    # seals timed for the delay figure
+SECS=${SECS:-3600}      # seconds of log
+RATE=${RATE:-1000}      # log lines a second
+PATHS=${PATHS:-2000}    # distinct paths of the high-cardinality tape
+DELAYS=${DELAYS:-20}    # seals timed for the delay figure (0: none)
+RECEIVERS=${RECEIVERS:-vm prometheus}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/tgpush-bench.XXXXXX")
 BIN=$W/bin
-PROM_PID=
+RPID=
 cleanup() {
-	[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+	[ -n "$RPID" ] && kill "$RPID" 2>/dev/null && wait "$RPID" 2>/dev/null
 	[ -n "${PUSH_PID:-}" ] && kill "$PUSH_PID" 2>/dev/null
 	rm -rf "$W"
 }
 trap cleanup EXIT
 
 die() { echo "bench: $*" >&2; exit 1; }
-for c in prometheus curl jq python3; do
+for c in curl jq python3; do
 	command -v $c >/dev/null || die "$c is missing; apt-get install $c and run again"
 done
 
@@ -33,42 +44,113 @@ mkdir -p "$BIN"
 (cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgpush ./cmd/tgsynth)
 PATH=$BIN:$PATH
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-URL=http://127.0.0.1:$PORT
-printf 'global: {}\n' > "$W/prometheus.yml"
-prometheus --config.file="$W/prometheus.yml" --storage.tsdb.path="$W/tsdb" \
-	--web.listen-address=127.0.0.1:$PORT --web.enable-remote-write-receiver >"$W/prometheus.log" 2>&1 &
-PROM_PID=$!
-until curl -sf "$URL/-/ready" >/dev/null; do sleep 0.05; done
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-now() { python3 -c 'import time; print(time.time())'; }
-
-# Throughput: a store of N lines ending a minute ago (inside the head's
-# window), 10 s buckets, requests and bytes by status and path: ~400 series
-# a bucket.
-cat > "$W/bench.tally" <<'DOC'
+# The stores: SECS of a RATE lines/s log ending a minute ago (inside
+# Prometheus's head window), 10 s buckets; one by path (PATHS paths: the
+# high-cardinality tape), one with the built-in document.
+N=$((SECS * RATE))
+START=$(date -u -d "@$(( $(date +%s) - SECS - 60 ))" +%Y-%m-%dT%H:%M:%SZ)
+echo "bench: $N lines over $SECS s, $PATHS paths" >&2
+tgsynth -n "$N" -rate "$RATE" -paths "$PATHS" -start "$START" -o "$W/access.log"
+cat > "$W/bypath.tally" <<'DOC'
 format apache-combined
 window 10s grace=0s
-cap 100000
-metric requests count by=status,path
-metric bytes sum=bytes by=status,path
+cap 1000000
+metric requests count by=path
+metric bytes sum=bytes by=path
 DOC
-RATE=200
-START=$(date -u -d "@$(( $(date +%s) - N / RATE - 60 ))" +%Y-%m-%dT%H:%M:%SZ)
-tgsynth -n "$N" -rate $RATE -paths 20 -start "$START" -o "$W/access.log"
-tally --provision --doc "$W/bench.tally" "$W/st" >/dev/null
-feed -q "$W/access.log" -- tally --run "$W/st"
-groups=$(grep -c '^seal ' "$W/st/tape")
-t0=$(now)
-tgpush -q --once --url "$URL/api/v1/write" "$W/st"
-t1=$(now)
-samples=$(curl -s "$URL/api/v1/query" --data-urlencode 'query={__name__!=""}[100y]' | jq '[.data.result[].values | length] | add')
-python3 - "$t0" "$t1" "$samples" "$groups" <<'PY'
-import sys
-t0, t1, samples, groups = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+tally --provision --doc "$W/bypath.tally" "$W/bypath" >/dev/null
+tally --provision --doc apache-combined "$W/builtin" >/dev/null
+feed -q --cursor "$W/c1" "$W/access.log" -- tally --run "$W/bypath"
+feed -q --cursor "$W/c2" "$W/access.log" -- tally --run "$W/builtin"
+for s in bypath builtin; do
+	echo "bench: $s tape: $(wc -c <"$W/$s/tape") bytes, $(grep -c '^seal ' "$W/$s/tape") groups, $(grep -vc '^seal \|^!\|^end \|^#' "$W/$s/tape") series lines" >&2
+done
+
+start_vm() {
+	PORT=$(freeport) URL=http://127.0.0.1:$PORT
+	victoria-metrics -storageDataPath="$W/vm" -httpListenAddr=127.0.0.1:$PORT -dedup.minScrapeInterval=1ms \
+		-search.latencyOffset=0s -search.disableCache >"$W/vm.log" 2>&1 &
+	RPID=$!
+	until curl -sf "$URL/health" >/dev/null; do sleep 0.05; done
+}
+start_prometheus() {
+	PORT=$(freeport) URL=http://127.0.0.1:$PORT
+	printf 'global: {}\n' > "$W/prometheus.yml"
+	prometheus --config.file="$W/prometheus.yml" --storage.tsdb.path="$W/tsdb" \
+		--web.listen-address=127.0.0.1:$PORT --web.enable-remote-write-receiver >"$W/prometheus.log" 2>&1 &
+	RPID=$!
+	until curl -sf "$URL/-/ready" >/dev/null; do sleep 0.05; done
+}
+stop_receiver() { kill "$RPID"; wait "$RPID" 2>/dev/null || true; RPID=; rm -rf "$W/vm" "$W/tsdb"; }
+
+# push RECEIVER STORE: tgpush --once the store into the receiver, in a
+# python3 that times it, reads tgpush's CPU and peak RSS from wait4 and the
+# receiver's CPU from /proc before and after every sample is queryable.
+push() {
+	python3 - "$1" "$2" "$W/$2" "$URL" "$RPID" <<'PY'
+import json, os, subprocess, sys, time, urllib.parse, urllib.request
+recv, name, store, url, rpid = sys.argv[1:6]
+tick = os.sysconf("SC_CLK_TCK")
+def rcpu():
+    f = open(f"/proc/{rpid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / tick
+def rhwm():
+    for l in open(f"/proc/{rpid}/status"):
+        if l.startswith("VmHWM:"):
+            return int(l.split()[1]) / 1024
+def count():
+    if recv == "vm":
+        urllib.request.urlopen(url + "/internal/force_flush").read()
+    # name by name: count_over_time drops the name, and Prometheus
+    # refuses a vector of two series then alike
+    with urllib.request.urlopen(url + "/api/v1/label/__name__/values") as r:
+        names = json.load(r)["data"]
+    n = 0
+    for name in names:
+        q = urllib.parse.urlencode({"query": 'sum(count_over_time({__name__="%s"}[3h]))' % name})
+        with urllib.request.urlopen(url + "/api/v1/query?" + q) as r:
+            res = json.load(r)["data"]["result"]
+        n += int(float(res[0]["value"][1])) if res else 0
+    return n
+c0, t0 = rcpu(), time.time()
+p = subprocess.Popen(["tgpush", "-q", "--once", "--cursor", store + "/cursor." + recv, "--url", url + "/api/v1/write", store])
+_, st, ru = os.wait4(p.pid, 0)
+t1 = time.time()
+if st != 0:
+    sys.exit(f"bench: tgpush failed ({st})")
+c1 = rcpu()
+# every sample queryable: the count stops growing (polled, 60 s at most)
+n, last, deadline = count(), -1, time.time() + 60
+while n != last and time.time() < deadline:
+    time.sleep(0.5)
+    last, n = n, count()
+c2 = rcpu()
+pc = ru.ru_utime + ru.ru_stime
 d = t1 - t0
-print(f"throughput: {samples} samples in {groups} buckets (a request each) in {d:.2f} s: {samples/d:.0f} samples/s, {groups/d:.0f} buckets/s")
+print(f"{recv:10s} {name:8s} {n:9d} samples in {d:6.2f} s: {n / d:9.0f} samples/s; "
+      f"tgpush {pc:5.2f} CPU s, peak RSS {ru.ru_maxrss / 1024:6.1f} MiB; "
+      f"receiver {c1 - c0:5.2f} CPU s during the push ({c2 - c0:5.2f} until stored), peak RSS {rhwm():6.0f} MiB; "
+      f"tgpush/receiver CPU {pc / max(c2 - c0, 1e-9):.2f}")
 PY
+}
+
+for r in $RECEIVERS; do
+	case $r in
+	vm) command -v victoria-metrics >/dev/null || { echo "bench: victoria-metrics is missing (apt-get install victoria-metrics); skipped" >&2; continue; } ;;
+	prometheus) command -v prometheus >/dev/null || { echo "bench: prometheus is missing (apt-get install prometheus); skipped" >&2; continue; } ;;
+	esac
+	for s in bypath builtin; do
+		start_$r
+		push "$r" "$s"
+		stop_receiver
+	done
+done
+
+[ "$DELAYS" -gt 0 ] || exit 0
+command -v prometheus >/dev/null || die "prometheus is missing for the delay figure; DELAYS=0 skips it"
+start_prometheus
 
 # Delay: tgpush following a store at its default --poll 250ms and at
 # --poll 20ms; the script appends a bucket's group (a series line and its
@@ -84,11 +166,13 @@ delay() {
 import json, random, sys, time, urllib.parse, urllib.request
 d, url, poll, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 base = (int(time.time()) - 3600) // 10 * 10
-def queryable(ms):
+def queryable(k):
+    # k samples of the bench's timbertally_entries answer (wherever in its
+    # bucket tgpush stamps them)
     q = urllib.parse.urlencode({"query": 'timbertally_entries{bench="%s"}[100y]' % poll})
     with urllib.request.urlopen(url + "/api/v1/query?" + q) as r:
         res = json.load(r)["data"]["result"]
-    return any(round(float(v[0]) * 1000) == ms for s in res for v in s["values"])
+    return sum(len(s["values"]) for s in res) >= k
 random.seed(16)
 for i in range(n):
     time.sleep(random.uniform(0, 0.3))
@@ -96,7 +180,7 @@ for i in range(n):
     with open(d + "/tape", "a") as f:
         f.write('%s requests{status="200"} 1\nseal %s width=10s entries=1 at=web:%d\n' % (ts, ts, i + 1))
     t0 = time.time()
-    while not queryable((base + 10 * i) * 1000):
+    while not queryable(i + 1):
         time.sleep(0.001)
     print(t0, time.time())
 PY

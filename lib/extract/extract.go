@@ -120,6 +120,7 @@ type Extractor struct {
 	lf        *logFormat  // Apache, Nginx: the compiled format string
 	keys      *keyNode    // JSON: the key paths read
 	lkeys     []logfmtKey // Logfmt: the keys read
+	lkeyLens  uint64      // Logfmt: bit n set for a key read of n bytes (63: of 63 or more)
 	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry; squid: the squeezed line
 
 	// The named formats and the common names (named.go, w3c.go).
@@ -172,6 +173,7 @@ func New(d *doc.Doc) (*Extractor, error) {
 	case doc.Logfmt:
 		for i, n := range x.names[:x.ownFields()] {
 			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(d.KeyPath(n)), field: i})
+			x.lkeyLens |= keyLenBit(len(d.KeyPath(n)))
 		}
 	}
 	for _, a := range d.Aliases() {

@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -350,32 +351,42 @@ func BenchmarkExtractGenerated(b *testing.B) {
 		{"json", synth.FormatJSON, "format json\ntime ts layout=unix\n" + metrics + "metric bytes sum=size by=status\n"},
 		{"logfmt", synth.FormatLogfmt, "format logfmt\ntime ts layout=rfc3339\n" + metrics + "metric bytes sum=size by=status\n"},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			g, err := synth.New(synth.Config{Seed: 1, N: 4096, Format: c.format})
-			if err != nil {
-				b.Fatal(err)
+		for _, real := range []bool{false, true} {
+			name := c.name
+			if real {
+				name += "/realistic"
 			}
-			var lines [][]byte
-			size := 0
-			for range 4096 {
-				l := g.Next(nil)
-				lines = append(lines, l[:len(l)-1])
-				size += len(l)
-			}
-			x := newExtractor(b, c.doc)
-			var e Entry
-			b.SetBytes(int64(size / len(lines)))
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if x.Extract(lines[i], &e) != "" {
-					b.Fatalf("%q: not extracted", lines[i])
-				}
-				if i++; i == len(lines) {
-					i = 0
-				}
-			}
-		})
+			b.Run(name, func(b *testing.B) { benchGenerated(b, c.format, c.doc, real) })
+		}
+	}
+}
+
+// benchGenerated extracts 4096 lines of format (realistic: the world's
+// hard cases, tgsynth --realistic) with doc.
+func benchGenerated(b *testing.B, format, doc string, real bool) {
+	g, err := synth.New(synth.Config{Seed: 1, N: 4096, Format: format, Realistic: real})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	size := 0
+	for range 4096 {
+		l := g.Next(nil)
+		lines = append(lines, l[:len(l)-1])
+		size += len(l)
+	}
+	x := newExtractor(b, doc)
+	var e Entry
+	b.SetBytes(int64(size / len(lines)))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if x.Extract(lines[i], &e) != "" {
+			b.Fatalf("%q: not extracted", lines[i])
+		}
+		if i++; i == len(lines) {
+			i = 0
+		}
 	}
 }
 
@@ -420,4 +431,56 @@ func FuzzDecimalTo(f *testing.F) {
 			t.Fatalf("decimalTo(%q, %q) = %d, %v; want %d, %v", b, end, n, v, want, wantV)
 		}
 	})
+}
+
+// On tgsynth's realistic lines (escapes, quotes, raw spaces and non-ASCII
+// in requests, upstream lists, long agents) the built-in cutter for a
+// format's start cuts as the loop over its parts does, every line the
+// generator did not spoil is extracted, and its status, size and last
+// field are what an independent regular expression reads.
+func TestRealisticLinesAreCutAsTheLoopAndAnIndependentReadingCutThem(t *testing.T) {
+	quoted := `"((?:[^"\\]|\\.)*)"`
+	for _, c := range []struct {
+		format, doc    string
+		re             *regexp.Regexp
+		status, size   string
+		last, lastName string
+	}{
+		{synth.FormatNginx, nginxLF, regexp.MustCompile(`^\S+ - \S+ \[[^\]]+\] ` + quoted + ` (\d{3}) (\d+) ` + quoted + ` ` + quoted + ` \S+ (.+?)\r?$`),
+			"status", "body_bytes_sent", "", "upstream_response_time"},
+		{synth.FormatApacheTimed, apacheDurationLF, regexp.MustCompile(`^\S+ \S+ \S+ \[[^\]]+\] ` + quoted + ` (\d{3}) (\d+|-) ` + quoted + ` ` + quoted + ` \d+ \S+ "([^"]*)"\r?$`),
+			"status", "bytes", "", "x_forwarded_for"},
+	} {
+		fast, loop := newExtractor(t, c.doc), generic(t, c.doc)
+		g, err := synth.New(synth.Config{Seed: 11, Format: c.format, Realistic: true, Malformed: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20000 {
+			before := g.Malformed()
+			l := g.Next(nil)
+			line := l[:len(l)-1]
+			sameCut(t, fast, loop, line)
+			if g.Malformed() > before {
+				continue
+			}
+			var e Entry
+			if r := fast.Extract(line, &e); r != "" {
+				t.Fatalf("%s: %q: %q", c.format, line, r)
+			}
+			m := c.re.FindSubmatch(bytes.TrimSuffix(line, []byte("\r")))
+			if m == nil {
+				t.Fatalf("%s: the independent reading does not match %q", c.format, line)
+			}
+			if got := e.Fields[fast.Field(c.status)]; !bytes.Equal(got, m[2]) {
+				t.Fatalf("%s: %q: status %q, the independent reading %q", c.format, line, got, m[2])
+			}
+			if got := e.Fields[fast.Field(c.size)]; !bytes.Equal(got, m[3]) {
+				t.Fatalf("%s: %q: size %q, the independent reading %q", c.format, line, got, m[3])
+			}
+			if got := e.Fields[fast.Field(c.lastName)]; !bytes.Equal(got, m[6]) {
+				t.Fatalf("%s: %q: %s %q, the independent reading %q", c.format, line, c.lastName, got, m[6])
+			}
+		}
+	}
 }

@@ -24,7 +24,8 @@ Examples:
    tgsynth --lines 20000 --output access.log                 20 000 lines at ~100/s of log time
    tgsynth --lines 1536 --rate 51.2 --steady --statuses 200  exactly 512 lines per 10 s window
    tgsynth --lines 100000 --jitter 3s --malformed 0.01       out-of-order stamps, 1% bad lines
-   tgsynth --lines 20000 --format json --output caddy.log   JSON lines with durations`
+   tgsynth --lines 20000 --format json --output caddy.log   JSON lines with durations
+   tgsynth --lines 20000 --format nginx --realistic          the real world's hard cases`
 
 // Main runs the tgsynth command line on os.Args and returns its exit
 // status.
@@ -39,7 +40,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := command.Conventions(&cli.App{
 		Name:        "tgsynth",
 		Usage:       "write deterministic log lines (Apache, nginx, JSON, logfmt)",
-		UsageText:   "tgsynth [--lines N] [--seed S] [--start RFC3339] [--rate R] [--steady] [--jitter D]\n           [--malformed F] [--paths P] [--statuses S,S...] [--format F] [--output FILE]",
+		UsageText:   "tgsynth [--lines N] [--seed S] [--start RFC3339] [--rate R] [--steady] [--jitter D]\n           [--malformed F] [--paths P] [--statuses S,S...] [--format F] [--realistic] [--output FILE]",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -53,6 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Float64Flag{Name: "malformed", Usage: "fraction of malformed lines"},
 			&cli.IntFlag{Name: "paths", Value: 200, Usage: "distinct path values"},
 			&cli.StringFlag{Name: "statuses", Usage: "comma-separated statuses to draw from uniformly (default: a realistic mix)"},
+			&cli.BoolFlag{Name: "realistic", Usage: "the real world's hard cases in their shares: long agents and referers, non-ASCII and quoted paths, upstream lists, more logfmt keys"},
 			&cli.StringFlag{Name: "format", Value: "combined", Usage: "line format: combined, apache-timed, nginx, json or logfmt"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 		},
@@ -83,7 +85,8 @@ func config(c *cli.Context) (Config, error) {
 		return Config{}, command.Usagef("tgsynth: unexpected argument %q; write lines to a file with --output FILE", c.Args().First())
 	}
 	cfg := Config{N: c.Int("lines"), Seed: c.Int64("seed"), Rate: c.Float64("rate"), Steady: c.Bool("steady"),
-		Jitter: c.Duration("jitter"), Malformed: c.Float64("malformed"), Paths: c.Int("paths"), Format: c.String("format")}
+		Jitter: c.Duration("jitter"), Malformed: c.Float64("malformed"), Paths: c.Int("paths"), Format: c.String("format"),
+		Realistic: c.Bool("realistic")}
 	var err error
 	if cfg.Start, err = time.Parse(time.RFC3339, c.String("start")); err != nil {
 		return Config{}, command.Usagef("tgsynth: --start %q is not an RFC 3339 time like 2026-10-10T13:55:00Z", c.String("start"))

@@ -38,24 +38,25 @@ func checkFormat(f string) error {
 
 // entry is one request, drawn once and written in any format.
 type entry struct {
-	sec     int64
-	frac    int // nanoseconds past sec, for the formats with fractional times
-	zone    zone
-	host    []byte
-	user    string
-	method  string
-	path    string
-	proto   string
-	status  int
-	size    int64 // -1: none ("-")
-	referer string
-	agent   int // index in agents
-	dur     time.Duration
-	vhost   string
-	xff     string // "" when the header is absent
-	ups     [2]float64
-	nups    int
-	upsDash bool // an upstream that gave no response: "-" in the list
+	sec      int64
+	frac     int // nanoseconds past sec, for the formats with fractional times
+	zone     zone
+	host     []byte
+	user     string
+	method   string
+	path     string
+	proto    string
+	status   int
+	size     int64 // -1: none ("-")
+	referer  string
+	agent    int // index in agents
+	dur      time.Duration
+	vhost    string
+	xff      string // "" when the header is absent
+	ups      [3]float64
+	nups     int
+	upsDash  bool // an upstream that gave no response: "-" in the list
+	redirect bool // the last try after an internal redirect: " : " before it
 }
 
 // draw draws one request stamped at sec.
@@ -76,8 +77,8 @@ func (g *Generator) draw(sec int64, hostBuf []byte) entry {
 	if !(e.status == 304 || e.status == 204 || r.IntN(50) == 0) {
 		e.size = int64(math.Exp(r.NormFloat64()*1.5 + 8))
 	}
-	e.referer = pick(r, referers, 0.4)
-	e.agent = r.IntN(len(agents))
+	e.referer = g.rawReferers[g.refererIndex()]
+	e.agent = g.agentIndex()
 	e.dur = g.duration()
 	e.vhost = vhosts[r.IntN(len(vhosts))]
 	if r.IntN(3) == 0 {
@@ -93,6 +94,9 @@ func (g *Generator) draw(sec int64, hostBuf []byte) entry {
 		}
 		e.nups = n
 		e.upsDash = e.status == 504 || (n == 2 && r.IntN(4) == 0)
+		if g.c.Realistic && n == 1 {
+			g.drawUpstreams(&e)
+		}
 	}
 	return e
 }
@@ -154,7 +158,7 @@ func (g *Generator) nextFormatted(b []byte) []byte {
 // appendCommonStart writes what Apache's and nginx's combined lines
 // start with, up to the status and its space, and returns where a line cut
 // before is malformed (inside the request's quotes).
-func appendCommonStart(b []byte, e *entry) ([]byte, int) {
+func appendCommonStart(b []byte, e *entry, esc func([]byte, string) []byte) ([]byte, int) {
 	b = append(b, e.host...)
 	b = append(b, " - "...)
 	b = append(b, e.user...)
@@ -163,7 +167,7 @@ func appendCommonStart(b []byte, e *entry) ([]byte, int) {
 	b = append(b, "] \""...)
 	b = append(b, e.method...)
 	b = append(b, ' ')
-	b = append(b, e.path...)
+	b = esc(b, e.path)
 	b = append(b, ' ')
 	b = append(b, e.proto...)
 	cut := len(b)
@@ -174,12 +178,12 @@ func appendCommonStart(b []byte, e *entry) ([]byte, int) {
 
 // appendApacheTimed writes combined + %D %v "%{X-Forwarded-For}i".
 func (g *Generator) appendApacheTimed(b []byte, e *entry) ([]byte, int) {
-	b, cut := appendCommonStart(b, e)
+	b, cut := appendCommonStart(b, e, appendApacheEscaped)
 	b = appendSize(b, e.size)
 	b = append(b, " \""...)
-	b = append(b, e.referer...)
+	b = appendApacheEscaped(b, e.referer)
 	b = append(b, "\" \""...)
-	b = append(b, agents[e.agent]...)
+	b = append(b, g.agents[e.agent]...)
 	b = append(b, "\" "...)
 	b = strconv.AppendInt(b, e.dur.Microseconds(), 10)
 	b = append(b, ' ')
@@ -192,12 +196,12 @@ func (g *Generator) appendApacheTimed(b []byte, e *entry) ([]byte, int) {
 // appendNginx writes nginx combined + $request_time $upstream_response_time,
 // nginx's escaping: \xHH for '"', '\' and bytes outside printable ASCII.
 func (g *Generator) appendNginx(b []byte, e *entry) ([]byte, int) {
-	b, cut := appendCommonStart(b, e)
+	b, cut := appendCommonStart(b, e, appendNginxEscaped)
 	b = strconv.AppendInt(b, max(e.size, 0), 10) // $body_bytes_sent is 0, never "-"
 	b = append(b, " \""...)
 	b = appendNginxEscaped(b, e.referer)
 	b = append(b, "\" \""...)
-	b = appendNginxEscaped(b, nginxAgent(e.agent))
+	b = appendNginxEscaped(b, g.nginxRealAgent(e.agent))
 	b = append(b, "\" "...)
 	b = strconv.AppendFloat(b, e.dur.Seconds(), 'f', 3, 64)
 	b = append(b, ' ')
@@ -209,7 +213,9 @@ func appendUpstreams(b []byte, e *entry) []byte {
 		return append(b, '-')
 	}
 	for i, u := range e.ups[:e.nups] {
-		if i > 0 {
+		if i > 0 && e.redirect && i == e.nups-1 {
+			b = append(b, " : "...)
+		} else if i > 0 {
 			b = append(b, ", "...)
 		}
 		if e.upsDash && i == 0 {
@@ -255,7 +261,12 @@ func (g *Generator) appendJSON(b []byte, e *entry) ([]byte, int) {
 	b = append(b, `,"headers":{`...)
 	if e.agent%5 != 0 {
 		b = append(b, `"User-Agent":[`...)
-		b = appendJSONString(b, richAgents[e.agent%len(richAgents)], e.agent%2 == 0)
+		b = appendJSONString(b, g.rich[e.agent%len(g.rich)], e.agent%2 == 0)
+		b = append(b, `],`...)
+	}
+	if g.c.Realistic && e.referer != "-" {
+		b = append(b, `"Referer":[`...)
+		b = appendJSONString(b, e.referer, false)
 		b = append(b, `],`...)
 	}
 	b = append(b, `"Accept":["*/*"]}}`...)
@@ -322,7 +333,11 @@ func (g *Generator) appendLogfmt(b []byte, e *entry) ([]byte, int) {
 	}
 	b = append(b, ` level=info msg="handled request`...)
 	cut := len(b)
-	b = append(b, `" method=`...)
+	b = append(b, '"')
+	if g.c.Realistic {
+		b = appendLogfmtWorld(b, e, g.rng.Uint64())
+	}
+	b = append(b, ` method=`...)
 	b = append(b, e.method...)
 	b = append(b, " path="...)
 	b = appendJSONString(b, e.path, false)
@@ -335,7 +350,10 @@ func (g *Generator) appendLogfmt(b []byte, e *entry) ([]byte, int) {
 	b = append(b, " duration="...)
 	b = strconv.AppendFloat(b, e.dur.Seconds(), 'f', -1, 64)
 	b = append(b, " ua="...)
-	b = appendJSONString(b, richAgents[e.agent%len(richAgents)], false)
+	b = appendJSONString(b, g.rich[e.agent%len(g.rich)], false)
+	if g.c.Realistic && e.status >= 500 {
+		b = append(b, ` err="upstream \"billing\" timed out after 30s: context deadline exceeded"`...)
+	}
 	if e.status >= 500 {
 		b = append(b, " retry"...) // a bare key
 	}

@@ -63,13 +63,14 @@ func TestEachFormatWritesWellFormedLinesAndMalformedOnesThatAreNot(t *testing.T)
 }
 
 func oracle(format, line string) bool {
-	switch format {
-	case FormatApacheTimed:
-		return apacheTimed.MatchString(line)
-	case FormatNginx:
-		return nginx.MatchString(line)
-	case FormatLogfmt:
-		return logfmtLine.MatchString(line)
+	return oracleBy(map[string]*regexp.Regexp{FormatApacheTimed: apacheTimed, FormatNginx: nginx, FormatLogfmt: logfmtLine}, format, line)
+}
+
+// oracleBy reads line by the format's expression in res, a JSON line as
+// encoding/json does.
+func oracleBy(res map[string]*regexp.Regexp, format, line string) bool {
+	if re, ok := res[format]; ok {
+		return re.MatchString(line)
 	}
 	var m map[string]any
 	return json.Unmarshal([]byte(line), &m) == nil && m["ts"] != nil

@@ -47,6 +47,13 @@ type Config struct {
 	// long tail, fractional times where the format has them, and their
 	// formats' hard cases (escapes, absent fields, CRLF).
 	Format string
+	// Realistic gives the lines the real world's hard cases in the shares
+	// production logs show them (world.go): long agents and referers,
+	// non-ASCII paths and agents as each server escapes them, quotes
+	// inside paths and referers, upstream lists of retries and internal
+	// redirects, more keys in logfmt lines. Off, every format's bytes are
+	// what they always were (fixtures and figures depend on them).
+	Realistic bool
 }
 
 // DefaultStart is the log time of the first line when Config.Start is zero.
@@ -69,6 +76,13 @@ type Generator struct {
 	lastZone int
 	lastTime []byte
 	host     []byte // the other formats' host, reused
+
+	// The tables lines are drawn from: the package's, or with
+	// Config.Realistic the world's added (world.go). agents and referers
+	// are as Apache writes them; rich are raw, for the formats that escape
+	// them as they write.
+	agents, referers, rich []string
+	rawReferers            []string // referers unescaped, for nginx, JSON and logfmt
 }
 
 // New returns a Generator for c, with its defaults filled in.
@@ -117,6 +131,10 @@ func New(c Config) (*Generator, error) {
 	}
 	g.clock = float64(g.start)
 	g.paths = makePaths(c.Paths, rand.New(rand.NewPCG(seed, 1)))
+	g.agents, g.referers, g.rich, g.rawReferers = agents, referers, richAgents, referers
+	if c.Realistic {
+		g.realistic()
+	}
 	return g, nil
 }
 
@@ -210,7 +228,7 @@ func (g *Generator) appendLine(b []byte, sec int64, fault dateFault) ([]byte, in
 	b = append(b, "] \""...)
 	b = append(b, weighted(r, methods)...)
 	b = append(b, ' ')
-	b = append(b, g.paths[skewed(r, len(g.paths))]...)
+	b = appendApacheEscaped(b, g.paths[skewed(r, len(g.paths))])
 	b = append(b, ' ')
 	b = append(b, weighted(r, protos)...)
 	b = append(b, '"')
@@ -226,9 +244,9 @@ func (g *Generator) appendLine(b []byte, sec int64, fault dateFault) ([]byte, in
 		b = strconv.AppendInt(b, int64(math.Exp(r.NormFloat64()*1.5+8)), 10)
 	}
 	b = append(b, " \""...)
-	b = append(b, pick(r, referers, 0.4)...)
+	b = append(b, g.referers[g.refererIndex()]...)
 	b = append(b, "\" \""...)
-	b = append(b, agents[r.IntN(len(agents))]...)
+	b = append(b, g.agents[g.agentIndex()]...)
 	b = append(b, "\"\n"...)
 	return b, request
 }
