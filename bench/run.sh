@@ -37,7 +37,7 @@ command -v taskset >/dev/null || die "taskset is missing; install util-linux and
 
 mkdir -p "$W" "$BIN"
 echo "bench: building into $BIN" >&2
-(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgread ./cmd/tgsynth ./lib/feed/internal/ackconsumer)
+(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgread ./cmd/tgsynth ./lib/internal/feed/internal/ackconsumer)
 
 # gen FILE N [synth flags]: generate once; the generator is deterministic,
 # so an existing file of the same flags is the same bytes.

@@ -12,7 +12,7 @@ import (
 // the one poll with a deadline (waitUntil) and what is built on it, a
 // process's output read while it runs (fileText: a file, which needs no
 // lock), a file written whole, a floor for kill harnesses.
-// (lib/testkit is the packages' copy; the scenarios import only the public
+// (lib/internal/testkit is the packages' copy; the scenarios import only the public
 // API, as a consumer author's tests would.)
 
 // waitUntil polls cond every 10 ms for up to 60 s, and fails the test,

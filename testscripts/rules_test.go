@@ -55,11 +55,11 @@ type tapeBucket struct {
 }
 
 var (
-	sealLine   = regexp.MustCompile(`^seal (\S+) width=(\S+) entries=(\d+) `)
+	sealLine        = regexp.MustCompile(`^seal (\S+) width=(\S+) entries=(\d+) `)
 	rulesSeriesLine = regexp.MustCompile(`^(\S+) (\S+) (\S+)$`)
-	countField = regexp.MustCompile(` count=(\d+)`)
-	reasonWord = regexp.MustCompile(` reason=(\S+)`)
-	metricWord = regexp.MustCompile(` metric=(\S+)`)
+	countField      = regexp.MustCompile(` count=(\d+)`)
+	reasonWord      = regexp.MustCompile(` reason=(\S+)`)
+	metricWord      = regexp.MustCompile(` metric=(\S+)`)
 )
 
 // tapeBuckets reads a store's tape text, line by line, with regular

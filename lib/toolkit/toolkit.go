@@ -29,13 +29,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/timbertally/timbertally/lib/check"
-	"github.com/timbertally/timbertally/lib/feed"
-	"github.com/timbertally/timbertally/lib/push"
-	"github.com/timbertally/timbertally/lib/read"
-	"github.com/timbertally/timbertally/lib/serve"
-	"github.com/timbertally/timbertally/lib/synth"
-	"github.com/timbertally/timbertally/lib/tally"
+	"github.com/timbertally/timbertally/lib/internal/check"
+	"github.com/timbertally/timbertally/lib/internal/feed"
+	"github.com/timbertally/timbertally/lib/internal/push"
+	"github.com/timbertally/timbertally/lib/internal/read"
+	"github.com/timbertally/timbertally/lib/internal/serve"
+	"github.com/timbertally/timbertally/lib/internal/synth"
+	"github.com/timbertally/timbertally/lib/internal/tally"
 	"github.com/urfave/cli/v2"
 )
 

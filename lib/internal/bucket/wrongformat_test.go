@@ -1,0 +1,74 @@
+package bucket
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/timbertally/timbertally/lib/internal/doc"
+)
+
+func TestAStoreWhoseFirstThousandEntriesAllDropGetsOneNote(t *testing.T) {
+	r := newRoller(t, "5s", 100, nil)
+	bad, good := r.AddStore("syslog", 0), r.AddStore("web", 0)
+	var pos int64
+	for i := range FirstEntries - 1 {
+		pos = feedLines(r, bad, pos, fmt.Sprintf("Dec  1 21:14:10 host sshd[%d]: hello", i))
+		feedLines(r, good, int64(i)*10, "100 200 1")
+	}
+	if notes := r.FormatNotes(); len(notes) != 0 {
+		t.Fatalf("notes before the 1000th entry: %q", notes)
+	}
+	pos = feedLines(r, bad, pos, "Dec  1 21:14:10 host sshd[x]: hello")
+	notes := r.FormatNotes()
+	if len(notes) != 1 || !strings.Contains(notes[0], "store syslog: its first 1000 entries were all dropped (!drop reason=format)") ||
+		!strings.Contains(notes[0], `The first: "Dec  1 21:14:10 host sshd[0]: hello"`) || !strings.Contains(notes[0], "regex ") {
+		t.Fatalf("notes = %q", notes)
+	}
+	feedLines(r, bad, pos, "more")
+	r.End(bad)
+	r.End(good)
+	if notes := r.FormatNotes(); len(notes) != 0 {
+		t.Errorf("a second note for the same store: %q", notes)
+	}
+}
+
+func TestAStoreEndingWithMostOfItsEntriesDroppedGetsANote(t *testing.T) {
+	r := newRoller(t, "5s", 100, nil)
+	st := r.AddStore("a", 0)
+	pos := feedLines(r, st, 0, "100 200 1", "junk", "junk 2")
+	if notes := r.FormatNotes(); len(notes) != 0 {
+		t.Fatalf("notes while the store goes on: %q", notes)
+	}
+	r.End(st)
+	notes := r.FormatNotes()
+	if len(notes) != 1 || !strings.Contains(notes[0], "store a: 2 of its 3 entries in this run were dropped (more than 50%)") {
+		t.Fatalf("notes = %q", notes)
+	}
+	_ = pos
+	r2 := newRoller(t, "5s", 100, nil)
+	st = r2.AddStore("b", 0)
+	feedLines(r2, st, 0, "100 200 1", "junk", "101 200 1")
+	r2.End(st)
+	if notes := r2.FormatNotes(); len(notes) != 0 {
+		t.Errorf("a note for a store with a third dropped: %q", notes)
+	}
+	r3 := newRoller(t, "5s", 100, nil)
+	st = r3.AddStore("c", 0)
+	feedLines(r3, st, 0, "junk")
+	r3.End(st)
+	if notes := r3.FormatNotes(); len(notes) != 1 || !strings.Contains(notes[0], "its first 1 entries were all dropped") {
+		t.Errorf("a store of one bad line: %q", notes)
+	}
+}
+
+// TestRollerEntryAllocatesNothingPerDroppedEntry: the wrong-format watch
+// keeps its sample from the first drop and only counts the rest, so a
+// store fed lines of another format allocates nothing per entry.
+func TestRollerEntryAllocatesNothingPerDroppedEntry(t *testing.T) {
+	d, err := doc.Load("apache-combined")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noAllocsPerEntry(t, d, `{"level":"info","ts":1791640536,"msg":"handled request"}`)
+}

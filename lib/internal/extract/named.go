@@ -1,0 +1,347 @@
+package extract
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/doc"
+)
+
+// ReasonHeader is what Extract returns for a header line of a format that
+// has them (w3c's and cloudfront's #-lines, cloudstorage's column names):
+// not an entry, so neither a bucket's nor a !drop marker's. A caller
+// accounts for it as nothing: the line's bytes are passed over, as the
+// '\n' between two entries is.
+const ReasonHeader = "header"
+
+// namedFormat is a compiled named format (doc.Named): its layout, the
+// variants a line may have instead, and what its lines may add.
+type namedFormat struct {
+	main     *logFormat
+	variants []variant
+	header   []byte         // a line starting so is a header
+	last     int            // the variant the line before fitted, -1: the main form
+	fast     fastCut        // a default format's straight-line cutter (haproxy.go), or nil
+	hap      *haproxyFields // fast HAProxy: its fields' indexes
+	env      *envoyFields   // fast Envoy: its fields' indexes
+	squeeze  bool
+	syslog   bool
+}
+
+// variant is another form of the layout: its cuts write to the main
+// form's fields, and the fields it lacks are "-".
+type variant struct {
+	lf      *logFormat
+	missing []int
+	// open: the field the form ends with, when it is text up to the
+	// line's end (-1 else): it must hold no separator, or the line is a
+	// longer form, not this one with a field full of the others.
+	open int
+}
+
+// alias is a common name for a field (doc.Alias): the field's bytes, or
+// its number divided by div, formatted into buf.
+type alias struct {
+	at, of int
+	div    float64
+	used   bool // a metric or the time reads it (or --try --fields shows it)
+	buf    []byte
+}
+
+func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
+	nf := &namedFormat{main: compileLogFormat(l), squeeze: l.Squeeze, syslog: l.Syslog, last: -1}
+	if l.Header != "" {
+		nf.header = []byte(l.Header)
+	}
+	switch l.Name {
+	case "haproxy httplog":
+		nf.fast, nf.hap = fastHTTPLog, haproxyIndexes(names, false)
+	case "haproxy tcplog":
+		nf.fast, nf.hap = fastTCPLog, haproxyIndexes(names, true)
+	case "envoy":
+		if l.Source == doc.EnvoyDefault {
+			nf.fast, nf.env = fastEnvoy, envoyIndexes(names)
+		}
+	}
+	for _, vl := range l.Variants {
+		lf := compileLogFormat(vl)
+		lf.fast = nil // its field indexes are the variant's own; the cuts are remapped below
+		own := vl.Fields()
+		var has []bool = make([]bool, len(names))
+		for i := range lf.cuts {
+			c := &lf.cuts[i]
+			if c.field >= 0 {
+				c.field = indexOf(names, own[c.field])
+				has[c.field] = true
+			}
+			if c.kind == doc.Request {
+				c.req = indexOf(names, own[c.req])
+				has[c.req], has[c.req+1], has[c.req+2] = true, true, true
+			}
+		}
+		v := variant{lf: lf, open: -1}
+		if last := vl.Parts[len(vl.Parts)-1]; last.Lit == "" && last.Kind == doc.Text && !last.Quoted {
+			v.open = lf.cuts[len(lf.cuts)-1].field
+		}
+		for i, n := range l.Fields() {
+			if !has[i] {
+				v.missing = append(v.missing, indexOf(names, n))
+			}
+		}
+		nf.variants = append(nf.variants, v)
+	}
+	return nf
+}
+
+func indexOf(names []string, n string) int {
+	for i, m := range names {
+		if m == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// named cuts a line of a named format: a header is no entry; a syslog
+// header is passed over; squid's padding is squeezed; then the form the
+// line before fitted, the layout, and each variant in turn. A line no
+// form fits gets the main form's reason.
+func (x *Extractor) named(line []byte, e *Entry) string {
+	nf := x.nf
+	if len(nf.header) != 0 && bytes.HasPrefix(line, nf.header) {
+		return ReasonHeader
+	}
+	if nf.syslog {
+		line = afterSyslog(line)
+	}
+	if nf.squeeze {
+		line = x.squeeze(line)
+	}
+	if nf.fast != nil {
+		if nf.fast(x, line, e) {
+			return ""
+		}
+		if e.gen++; e.gen == 0 { // what the fast cut read is not the compiled cutter's
+			clear(e.nums)
+			e.gen = 1
+		}
+	}
+	if nf.last >= 0 && x.form(line, e, nf.last) { // the form of the line before: a log keeps to one
+		return ""
+	}
+	reason := x.logFormat(line, e)
+	if reason == "" || len(nf.variants) == 0 {
+		nf.last = -1
+		return reason
+	}
+	for i := range nf.variants {
+		if i != nf.last && x.form(line, e, i) {
+			nf.last = i
+			return ""
+		}
+	}
+	return reason
+}
+
+// form cuts line as variant i, and reports whether it fits.
+func (x *Extractor) form(line []byte, e *Entry, i int) bool {
+	v := &x.nf.variants[i]
+	if e.gen++; e.gen == 0 { // another form's numbers are not this one's
+		clear(e.nums)
+		e.gen = 1
+	}
+	x.lf = v.lf
+	r := x.logFormat(line, e)
+	x.lf = x.nf.main
+	if r != "" || v.open >= 0 && bytes.ContainsAny(e.Fields[v.open], " \t") {
+		return false
+	}
+	for _, k := range v.missing {
+		e.reset(k, dash)
+	}
+	return true
+}
+
+// squeeze copies line into the scratch buffer with each run of spaces
+// as one space (squid pads its elapsed-time column).
+func (x *Extractor) squeeze(line []byte) []byte {
+	if !bytes.Contains(line, []byte("  ")) {
+		return line
+	}
+	x.scratch = x.scratch[:0]
+	for i, c := range line {
+		if c == ' ' && i > 0 && line[i-1] == ' ' {
+			continue
+		}
+		x.scratch = append(x.scratch, c)
+	}
+	return x.scratch
+}
+
+// afterSyslog returns line after the syslog header rsyslog writes before
+// a message, or line as it is when it has none:
+//
+//	[<PRI>]Mmm dd hh:mm:ss HOST TAG: (RFC 3164, rsyslog's traditional file format)
+//	[<PRI>]yyyy-mm-ddThh:mm:ss[.frac]zone HOST TAG: (rsyslog's RSYSLOG_FileFormat)
+//
+// TAG (haproxy[14389]) has no space. A line without the whole header is
+// left for the format to judge.
+func afterSyslog(line []byte) []byte {
+	b := line
+	if len(b) > 2 && b[0] == '<' { // <PRI>: 1 to 3 digits
+		i := 1
+		for i < len(b) && i < 4 && isDigit(b[i]) {
+			i++
+		}
+		if i == 1 || i == len(b) || b[i] != '>' {
+			return line
+		}
+		b = b[i+1:]
+	}
+	switch {
+	case len(b) > 16 && monthOf(b[0], b[1], b[2]) != 0 && b[3] == ' ' && (b[4] == ' ' || isDigit(b[4])) && isDigit(b[5]) &&
+		b[6] == ' ' && digits(b[7:9]) && b[9] == ':' && digits(b[10:12]) && b[12] == ':' && digits(b[13:15]) && b[15] == ' ':
+		b = b[16:]
+	case len(b) > 20 && digits(b[0:4]) && b[4] == '-' && digits(b[5:7]) && b[7] == '-' && digits(b[8:10]) && b[10] == 'T':
+		sp := bytes.IndexByte(b, ' ')
+		if sp < 0 {
+			return line
+		}
+		b = b[sp+1:]
+	default:
+		return line
+	}
+	sp := bytes.IndexByte(b, ' ') // HOST
+	if sp <= 0 {
+		return line
+	}
+	b = b[sp+1:]
+	for i := 0; i+1 < len(b); i++ { // TAG:
+		switch b[i] {
+		case ' ':
+			return line
+		case ':':
+			if b[i+1] == ' ' && i > 0 {
+				return b[i+2:]
+			}
+		}
+	}
+	return line
+}
+
+// digits reports whether b is all ASCII digits.
+func digits(b []byte) bool {
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// fillAliases sets the common names the document reads from their
+// fields: the same bytes, or a duration's number in seconds.
+func (x *Extractor) fillAliases(e *Entry) {
+	for i := range x.aliases {
+		a := &x.aliases[i]
+		switch {
+		case !a.used:
+			e.reset(a.at, dash)
+		case a.div == 0 || a.div == 1:
+			e.reset(a.at, e.Fields[a.of])
+		default:
+			v, ok := e.Number(a.of)
+			if !ok {
+				e.reset(a.at, e.Fields[a.of])
+				continue
+			}
+			v /= a.div
+			a.buf = strconv.AppendFloat(a.buf[:0], v, 'f', -1, 64)
+			e.Fields[a.at] = a.buf
+			e.known(a.at, v, true)
+		}
+	}
+}
+
+// parseDateTime reads yyyy-mm-dd<sep>hh:mm:ss[.fraction] in UTC (W3C's
+// and CloudFront's date and time columns, sep ' ' or '\t').
+func (c *rfcDate) parseDateTime(b []byte, sep byte) (int64, bool) {
+	if len(b) < 19 || b[4] != '-' || b[7] != '-' || b[10] != sep || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	if !c.set || string(b[:10]) != string(c.date[:]) {
+		year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
+		if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+			return 0, false
+		}
+		copy(c.date[:], b[:10])
+		c.secs, c.set = daysFromCivil(year, month, day)*86400, true
+	}
+	return clock(c.secs, b[11:])
+}
+
+// parseHAProxy reads HAProxy's dd/Mon/yyyy:hh:mm:ss[.fraction] (%t, %tr:
+// the host's local time, without a zone), in UTC.
+func (c *clfDate) parseHAProxy(b []byte) (int64, bool) {
+	if len(b) == 24 && c.hit && string(b) == string(c.last[:24]) { // many lines a millisecond
+		return c.lastNS, true
+	}
+	ns, ok := c.haproxy(b)
+	if c.hit = ok && len(b) == 24; c.hit {
+		copy(c.last[:], b)
+		c.lastNS = ns
+	}
+	return ns, ok
+}
+
+// haproxy is parseHAProxy without the last time's shortcut.
+func (c *clfDate) haproxy(b []byte) (int64, bool) {
+	if len(b) < 20 || b[11] != ':' {
+		return 0, false
+	}
+	if !c.set || string(b[:11]) != string(c.date[:]) {
+		secs, ok := dateSecs(b[:11])
+		if !ok {
+			return 0, false
+		}
+		copy(c.date[:], b[:11])
+		c.secs, c.set = secs, true
+	}
+	return clock(c.secs, b[12:])
+}
+
+// clock reads hh:mm:ss[.fraction] after a date's midnight, secs.
+func clock(secs int64, b []byte) (int64, bool) {
+	if len(b) < 8 || b[2] != ':' || b[5] != ':' {
+		return 0, false
+	}
+	hour, minute, sec := num(b[0:2]), num(b[3:5]), num(b[6:8])
+	if hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return 0, false
+	}
+	var frac int64
+	if len(b) > 8 {
+		if b[8] != '.' || len(b) == 9 {
+			return 0, false
+		}
+		read := 0
+		for _, d := range b[9:] {
+			if !isDigit(d) {
+				return 0, false
+			}
+			if read < 9 {
+				frac = frac*10 + int64(d-'0')
+				read++
+			}
+		}
+		for ; read < 9; read++ {
+			frac *= 10
+		}
+	}
+	s := secs + int64(hour*3600+minute*60+sec)
+	if s < minSec || s >= maxSec-1 {
+		return 0, false
+	}
+	return s*int64(time.Second) + frac, true
+}

@@ -1,0 +1,190 @@
+package push
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/timbertally/timbertally/lib/internal/tape"
+)
+
+// Group is one sealed bucket's records: its series, its !cap markers and
+// its seal, and the !late and !drop markers written since the previous seal.
+//
+// The markers written after a tape's last seal and before an end record
+// (input complete) are a group too, with no seal (Seal.Kind 0) and no
+// series: nothing else would ever carry them.
+type Group struct {
+	Seal    tape.Record
+	Series  []tape.Record
+	Markers []tape.Record
+	End     int64 // the tape offset just past the seal's (or end's) line
+}
+
+// sealed reports whether the group is a bucket's, not the markers before
+// an end record.
+func (g *Group) sealed() bool { return g.Seal.Kind == tape.Seal }
+
+// identity recognises a tape file again: its device and inode, and the
+// CRC-32 of its first sigLen bytes (at most sigSpan).
+type identity struct {
+	Dev, Ino uint64
+	Sig      uint32
+	SigLen   int64
+}
+
+// sigSpan is how much of a tape's start its identity signs: enough to tell
+// two tapes apart (their first groups differ), little to read.
+const sigSpan = 256
+
+// follower reads a tape file's whole groups from an offset on.
+type follower struct {
+	path   string
+	f      *os.File
+	id     identity
+	off    int64 // the start of the first group not yet returned
+	quirks func(off int64, word string)
+}
+
+// openTape opens the tape at path and returns a follower at offset 0.
+func openTape(path string) (*follower, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fl := &follower{path: path, f: f}
+	if fl.id, err = fileIdentity(f, sigSpan); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return fl, nil
+}
+
+func (fl *follower) Close() error { return fl.f.Close() }
+
+// fileIdentity returns f's device, inode and the signature of its first
+// span bytes (fewer when the file is shorter).
+func fileIdentity(f *os.File, span int64) (identity, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return identity{}, err
+	}
+	dev, ino, ok := tape.Inode(fi)
+	if !ok {
+		return identity{}, errors.New("the tape's file system gives no inode")
+	}
+	id := identity{Dev: dev, Ino: ino}
+	id.Sig, id.SigLen, err = signature(f, min(span, fi.Size()))
+	return id, err
+}
+
+// signature is the CRC-32 of f's first n bytes.
+func signature(f *os.File, n int64) (uint32, int64, error) {
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return 0, 0, err
+	}
+	return crc32.ChecksumIEEE(buf), n, nil
+}
+
+// same reports whether the tape file is the one id was taken from: the
+// same inode, and the same first bytes as far as id signed them.
+func (fl *follower) same(id identity) (bool, error) {
+	if fl.id.Dev != id.Dev || fl.id.Ino != id.Ino {
+		return false, nil
+	}
+	sig, n, err := signature(fl.f, id.SigLen)
+	return err == nil && n == id.SigLen && sig == id.Sig, err
+}
+
+// replaced reports whether the path no longer names the open file (tally
+// --provision --replace renamed it aside and made a new one), or the file
+// was truncated below the offset read.
+func (fl *follower) replaced() (bool, error) {
+	if moved, err := tape.Moved(fl.f, fl.path); err != nil || moved {
+		return moved, err
+	}
+	size, err := fl.size()
+	return size < fl.off, err
+}
+
+// size is the open tape's current length.
+func (fl *follower) size() (int64, error) {
+	fi, err := fl.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// read returns the whole groups between the follower's offset and limit,
+// at most maxGroups of them (0: no limit), and moves the offset past them.
+// Records after the last seal before limit (a group being written, a torn
+// line) are left for a later read.
+func (fl *follower) read(limit int64, maxGroups int) ([]Group, error) {
+	if limit <= fl.off {
+		return nil, nil
+	}
+	r := tape.NewReader(io.NewSectionReader(fl.f, fl.off, limit-fl.off))
+	var groups []Group
+	var g Group
+	pos := fl.off
+	for maxGroups == 0 || len(groups) < maxGroups {
+		line, err := r.ReadLine()
+		if err == io.EOF || errors.Is(err, tape.ErrTorn) {
+			break
+		}
+		if err != nil {
+			return groups, fmt.Errorf("tgpush: reading %s: %v", fl.path, err)
+		}
+		at := pos
+		pos += int64(len(line)) + 1
+		rec, err := tape.ParseOrLater(line)
+		if err != nil {
+			return groups, fl.damaged(at, err)
+		}
+		switch rec.Kind {
+		case tape.Later:
+			fl.quirk(at, tape.LaterWord(line)) // a record kind added after this tgpush: it carries no sample
+		case tape.Series:
+			g.Series = append(g.Series, rec)
+		case tape.Late, tape.Drop, tape.Cap:
+			g.Markers = append(g.Markers, rec)
+		case tape.Seal:
+			g.Seal, g.End = rec, pos
+			groups = append(groups, g)
+			g = Group{}
+			fl.off = pos
+		case tape.End:
+			g.End, g.Series = pos, nil // series without a seal are no bucket's numbers yet
+			groups = append(groups, g)
+			g = Group{}
+			fl.off = pos
+		}
+	}
+	return groups, nil
+}
+
+// quirk reports a line of a kind this tgpush does not know.
+func (fl *follower) quirk(off int64, word string) {
+	if fl.quirks != nil {
+		fl.quirks(off, word)
+	}
+}
+
+// damaged explains a line that is no record, found reading forward: the
+// groups before it are whole and the tape's, the one it is in is not
+// pushed at all.
+func (fl *follower) damaged(at int64, err error) error {
+	return fl.damage(at, err, "the bucket it is in and every later one were not pushed, only the whole buckets before it")
+}
+
+// damage explains the line at byte at that is no record, what was not
+// pushed because of it, and the fix.
+func (fl *follower) damage(at int64, err error, pushed string) error {
+	dir := filepath.Dir(fl.path)
+	return fmt.Errorf("tgpush: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); %s; re-make the tape from its logs, %s, and push the new one as tgpush then says", fl.path, at, err, dir, pushed, tape.Remake(dir))
+}

@@ -1,0 +1,617 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/timbertally/timbertally/lib/internal/command"
+	"github.com/timbertally/timbertally/lib/internal/tape"
+)
+
+// Options are a parsed tgpush command line.
+type Options struct {
+	Dir        string          // the tally store
+	URL        *url.URL        // the receiver's remote-write endpoint
+	Labels     []*prompb.Label // --label, sorted by name
+	Cursor     string          // the cursor file
+	From       string          // start, end or an RFC 3339 time; "" is start
+	Once       bool            // push what is sealed now, then exit
+	Auth       Auth
+	Timeout    time.Duration // of one request
+	Backoff    Backoff
+	Poll       time.Duration // how often a followed tape is looked at
+	MaxSamples int           // samples per request, at most (a bucket with more is split)
+	Quiet      bool
+	Progress   bool // a progress line on stderr (a terminal)
+	Stderr     io.Writer
+}
+
+// pusher is one run.
+type pusher struct {
+	o       *Options
+	fl      *follower
+	s       *sender
+	cur     Cursor
+	skip    int64       // groups whose bucket starts before it are not sent (--from TIME)
+	limit   int64       // --once: the tape's length at start
+	last    tape.Record // the newest seal read (from the cursor at start)
+	after   int         // marker-only groups pushed since last's seal (tape.MarkerMs)
+	held    []Group     // marker-only groups with no millisecond left before the next bucket's: they go with its seal
+	fresh   bool        // the run started without a cursor
+	prog    *progress
+	quirked tape.LaterKinds
+}
+
+// Run pushes until ctx is done (a signal: nil), the tape is pushed up to
+// its length at start (--once: nil), or a failure that retrying cannot
+// mend.
+func Run(ctx context.Context, o *Options) error {
+	tapePath := tallystore.At(o.Dir).Tape()
+	if _, err := os.Stat(tallystore.At(o.Dir).Document()); err != nil {
+		return fmt.Errorf("tgpush: %s is not a tally store (%v); name the directory tally --provision made", o.Dir, command.Bare(err))
+	}
+	lk, err := lock(o.Cursor)
+	if err != nil {
+		return err
+	}
+	defer lk.Close()
+	fl, err := openTape(tapePath)
+	if err != nil {
+		return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+	}
+	defer fl.Close()
+	p := &pusher{o: o, fl: fl}
+	fl.quirks = p.quirk
+	// The secrets are read before start saves a first run's cursor: a
+	// missing token file must leave no cursor that refuses the --from of
+	// the run that fixes it.
+	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
+		return err
+	}
+	if err := checkLabelNames(o.Dir, o.Labels); err != nil {
+		return command.Usage(err)
+	}
+	if err := p.start(); err != nil {
+		return err
+	}
+	if o.Once {
+		if p.limit, err = fl.size(); err != nil {
+			return err
+		}
+	}
+	if o.Progress {
+		p.prog = newProgress(o.Stderr)
+		defer p.prog.done()
+	}
+	err = p.loop(ctx)
+	if errors.Is(err, context.Canceled) {
+		p.note("stopped; the next run resumes " + p.resumes())
+		return nil
+	}
+	return err
+}
+
+// start places the follower: at the cursor, or where --from says on a
+// first run.
+func (p *pusher) start() error {
+	cur, ok, err := loadCursor(p.o.Cursor)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if p.o.From != "" && !p.sameFrom(cur) {
+			return command.Usagef("tgpush: the cursor %s already says where to resume (%s); --from is for a first run: leave it out, or remove the cursor to start elsewhere", p.o.Cursor, p.resumesAt(cur))
+		}
+		same, err := p.fl.same(cur.ID)
+		if err != nil {
+			return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+		}
+		size, err := p.fl.size()
+		if err != nil {
+			return err
+		}
+		if !same || size < cur.Offset {
+			return p.replacedError(cur)
+		}
+		if now := tapeLabels(p.o.Labels); cur.Known && cur.Offset > 0 && !slices.Equal(cur.Labels, now) {
+			return &LabelsChanged{Cursor: p.o.Cursor, Was: cur.Labels, Now: now, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
+		}
+		p.cur, p.fl.off, p.skip, p.after = cur, cur.Offset, cur.From, cur.After
+		if cur.Offset > 0 {
+			p.last = tape.Record{Kind: tape.Seal, Start: cur.Bucket, Width: cur.Width}
+		}
+		return nil
+	}
+	p.fresh = true
+	switch from := p.o.From; from {
+	case "", "start":
+	case "end":
+		seal, end, err := lastSeal(p.fl)
+		if err != nil || end == 0 {
+			return err
+		}
+		// Saved now: a run that finds nothing new must not leave the
+		// next to start from the tape's start.
+		p.fl.off, p.last = end, seal
+		p.cur = Cursor{Offset: end, ID: p.fl.id, Bucket: seal.Start, Width: seal.Width}
+		return p.save()
+	default:
+		t, err := time.Parse(time.RFC3339Nano, from)
+		if err != nil {
+			return command.Usagef("tgpush: --from %s is not start, end or an RFC 3339 time (2026-10-10T13:55:30Z)", from)
+		}
+		// Saved now, before anything is pushed: a run killed before its
+		// first push, or one that found nothing from t on, must leave the
+		// next to skip the buckets before t too.
+		p.skip = t.UnixNano()
+		p.cur = Cursor{ID: p.fl.id, From: p.skip}
+		return p.save()
+	}
+	return nil
+}
+
+// save writes the cursor, with the --label set its samples were pushed
+// under.
+func (p *pusher) save() error {
+	p.cur.Labels, p.cur.Known = tapeLabels(p.o.Labels), true
+	return p.cur.save(p.o.Cursor)
+}
+
+// sameFrom reports whether --from repeats the lower bound the cursor
+// already keeps: a first run started again as it was, which changes
+// nothing.
+func (p *pusher) sameFrom(cur Cursor) bool {
+	t, err := time.Parse(time.RFC3339Nano, p.o.From)
+	return err == nil && cur.From != 0 && t.UnixNano() == cur.From
+}
+
+// lastSeal is the tape's last seal and the offset just past it (0 when it
+// has none): --from end starts with the next group. It reads backwards
+// with tape.ScanBack, which classifies lines as the forward follower does:
+// a later kind's line is passed over, a damaged one stops it as it would
+// stop the follower.
+func lastSeal(fl *follower) (tape.Record, int64, error) {
+	var seal tape.Record
+	size, err := fl.size()
+	if err != nil {
+		return seal, 0, err
+	}
+	// Only whole lines are scanned: a torn last line is a group being written.
+	whole := size
+	if whole > 0 {
+		buf := make([]byte, 1)
+		for whole > 0 {
+			if _, err := fl.f.ReadAt(buf, whole-1); err != nil {
+				return seal, 0, err
+			}
+			if buf[0] == '\n' {
+				break
+			}
+			whole--
+		}
+	}
+	var end int64
+	err = tape.ScanBack(fl.f, whole, func(rec *tape.Record, e int64) bool {
+		if rec.Kind == tape.Seal {
+			seal, end = *rec, e
+			return false
+		}
+		return true
+	})
+	var damaged *tape.ByteError
+	if errors.As(err, &damaged) {
+		return seal, 0, fl.damage(damaged.At, damaged.Err, "it is after the tape's last seal, so --from end has no place to start: nothing was pushed and no cursor saved")
+	}
+	if err != nil {
+		return seal, 0, fmt.Errorf("tgpush: cannot read %s: %v", fl.path, err)
+	}
+	return seal, end, nil
+}
+
+// drain pushes the groups the replaced tape gained since it was last read
+// (what tally appended before the replace), then says it was replaced.
+func (p *pusher) drain(ctx context.Context) error {
+	for {
+		size, err := p.fl.size()
+		if err != nil {
+			return err
+		}
+		groups, err := p.fl.read(size, maxGroups)
+		if err != nil {
+			return err
+		}
+		if len(groups) == 0 {
+			return p.replacedError(p.cur)
+		}
+		if err := p.push(ctx, groups); err != nil {
+			return err
+		}
+	}
+}
+
+// maxGroups bounds the groups read at once, and so the memory of a backlog.
+const maxGroups = 1024
+
+func (p *pusher) loop(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		size, err := p.fl.size()
+		if err != nil {
+			return fmt.Errorf("tgpush: cannot read the tape: %v", err)
+		}
+		limit := size
+		if p.o.Once {
+			limit = p.limit
+		}
+		groups, err := p.fl.read(limit, maxGroups)
+		if err != nil {
+			if len(groups) > 0 { // the groups before a damaged line are the tape's
+				err = errors.Join(p.push(ctx, groups), err)
+			}
+			return err
+		}
+		if len(groups) > 0 {
+			if err := p.push(ctx, groups); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.o.Once {
+			return nil
+		}
+		if gone, err := p.fl.replaced(); err != nil || gone {
+			if err != nil {
+				return fmt.Errorf("tgpush: cannot look at the tape: %v", err)
+			}
+			return p.drain(ctx)
+		}
+		if p.prog != nil {
+			p.prog.show(p.behind(size))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(p.o.Poll):
+		}
+	}
+}
+
+// push sends the groups one at a time, saving the cursor after each the
+// receiver took. One group a request is what makes a re-send after a kill
+// harmless: the group in flight is the newest of every series in it, and a
+// receiver takes a series' newest sample again as a duplicate, while an
+// older one (a second group of the batch already taken) is "out of order"
+// to Prometheus and Mimir, a refusal.
+func (p *pusher) push(ctx context.Context, groups []Group) error {
+	for _, g := range groups {
+		b := p.batch(g)
+		if b == nil {
+			continue
+		}
+		if err := p.send(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batch is what push sends for group g, with the held groups before it;
+// nil when g is held itself. Sent reads a tape through it too, so that
+// tgcheck --receiver expects what push sends.
+func (p *pusher) batch(g Group) *batch {
+	if p.holds(g) {
+		p.held = append(p.held, g) // the cursor stays before it until its seal's group is taken
+		return nil
+	}
+	b := newBatch(p.o.Labels)
+	for _, h := range p.held {
+		b.groups = append(b.groups, placed{h, p.last.Start, false})
+		if g.sealed() {
+			g.Markers = append(slices.Clip(h.Markers), g.Markers...)
+		}
+	}
+	p.held = nil
+	p.add(b, g)
+	return b
+}
+
+// holds reports whether a marker-only group finds no millisecond of its
+// own before the next bucket's samples (more marker-only groups since the
+// last seal than the bucket has milliseconds): it then waits, and its
+// markers are sent with the next sealed group's.
+func (p *pusher) holds(g Group) bool {
+	return !g.sealed() && p.pushes(g) && !tape.HasMarkerRoom(p.last.Width, p.after+1)
+}
+
+// pushes reports whether a marker-only group is pushed at all: it has
+// markers, a sealed bucket before it to be stamped after, and that bucket
+// is not one --from TIME skips (it belongs to that bucket).
+func (p *pusher) pushes(g Group) bool {
+	return len(g.Markers) > 0 && p.last.Kind == tape.Seal && p.last.Start >= p.skip
+}
+
+// add puts a group in a batch; a group --from TIME skips is there only for
+// the cursor to move past it.
+func (p *pusher) add(b *batch, g Group) {
+	switch {
+	case g.sealed():
+		p.last, p.after = g.Seal, 0
+		if g.Seal.Start >= p.skip {
+			b.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			return
+		}
+	case p.pushes(g):
+		p.after++
+		b.add(g, p.last.Start, tape.MarkerMs(p.last.Start, p.last.Width, p.after))
+		return
+	case p.last.Kind != tape.Seal && len(g.Markers) > 0:
+		p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))
+	}
+	b.groups = append(b.groups, placed{g, g.Seal.Start, false})
+}
+
+// send sends one group's batch, in requests of at most MaxSamples
+// samples, and saves the cursor past it once the receiver took them all.
+func (p *pusher) send(ctx context.Context, b *batch) error {
+	if b.clash != nil {
+		if p.cur.Offset > 0 {
+			b.clash.Where = fmt.Sprintf("nothing from %s on was pushed (the buckets before it were, under the same --label: a tape an older document wrote)", b.span())
+		}
+		return b.clash
+	}
+	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
+	for _, req := range b.requests(p.o.MaxSamples) {
+		if err := p.s.send(ctx, req); err != nil {
+			return p.refusedError(err, b, taken)
+		}
+		for _, ts := range req.Timeseries {
+			taken += len(ts.Samples)
+		}
+	}
+	last := b.groups[len(b.groups)-1]
+	from := p.cur.Offset
+	id := p.fl.id
+	if id.SigLen < sigSpan { // the tape was shorter at open: sign more of it now
+		if fresh, err := fileIdentity(p.fl.f, sigSpan); err == nil {
+			id, p.fl.id = fresh, fresh
+		}
+	}
+	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width, From: p.skip, After: p.after}
+	for _, g := range b.groups {
+		if g.sealed() {
+			p.cur.Bucket, p.cur.Width = g.Seal.Start, g.Seal.Width
+		}
+	}
+	if err := p.save(); err != nil {
+		return err
+	}
+	if p.prog != nil {
+		size, _ := p.fl.size()
+		p.prog.pushed(len(b.groups), b.samples, p.cur.Offset-from, p.behind(size))
+	}
+	return nil
+}
+
+func (p *pusher) behind(size int64) int64 { return size - p.fl.off }
+
+// resumes says where the next run starts, for notes.
+func (p *pusher) resumes() string { return p.resumesAt(p.cur) }
+
+func (p *pusher) resumesAt(c Cursor) string {
+	from := ""
+	if c.From != 0 {
+		from = ", with the buckets from " + timeText(c.From)
+	}
+	if c.Offset == 0 {
+		return "at the tape's start" + from
+	}
+	return "after the bucket at " + timeText(c.Bucket) + from
+}
+
+func (p *pusher) note(msg string) {
+	if p.o.Quiet {
+		return
+	}
+	if p.prog != nil {
+		p.prog.clear()
+	}
+	fmt.Fprintf(p.o.Stderr, "tgpush: note: %s\n", msg)
+}
+
+// quirk notes, once per kind, a record kind this tgpush does not know.
+func (p *pusher) quirk(off int64, word string) {
+	k, ok := p.quirked.Name(word, int(off))
+	if !ok {
+		return
+	}
+	p.note(fmt.Sprintf("the tape has records of a kind this tgpush does not know (%q at byte %d); they carry no sample and are passed over%s", word, off, k.Beyond()))
+}
+
+// replacedError says that the tape the cursor was taken on is gone, and how
+// to push the one that replaced it without doubling what the receiver holds.
+func (p *pusher) replacedError(c Cursor) error {
+	pushed := "nothing of the old tape was pushed"
+	how := fmt.Sprintf("remove the cursor %s and run tgpush again (--from start)", p.o.Cursor)
+	if c.From != 0 {
+		how = fmt.Sprintf("remove the cursor %s and run tgpush --from %s again", p.o.Cursor, timeText(c.From))
+	}
+	if c.Offset > 0 {
+		next := timeText(c.Bucket + int64(c.Width))
+		pushed = "the old one was pushed through the bucket at " + timeText(c.Bucket)
+		how = fmt.Sprintf("the new tape re-derives buckets the receiver already holds, which it refuses when their values differ; to push the buckets after those, remove the cursor %s and run tgpush --from %s; to push the whole new tape, push it to a receiver (or tenant) that does not hold the old one, with --from start", p.o.Cursor, next)
+	}
+	return fmt.Errorf("tgpush: the tape of %s is not the one the cursor was taken on: it was replaced (tally --provision --replace keeps the old one as tape.replaced.*) or truncated; %s; %s", p.o.Dir, pushed, how)
+}
+
+// refusedError explains an answer that retrying cannot change.
+func (p *pusher) refusedError(err error, b *batch, taken int) error {
+	var ref *Refused
+	if !errors.As(err, &ref) {
+		return err
+	}
+	where := fmt.Sprintf("%s (nothing from it on was pushed; the next run resumes %s)", b.span(), p.resumes())
+	if taken > 0 { // no request spans two groups, but a group may span requests
+		where = fmt.Sprintf("%s (the receiver took %d of its %d samples in the requests before, the same values the next run sends again with the rest; nothing after it was pushed; the next run resumes %s)", b.span(), taken, b.samples, p.resumes())
+	}
+	text := clip(ref.Text)
+	status := fmt.Sprintf("%d %s", ref.Status, http.StatusText(ref.Status))
+	switch {
+	case ref.Plain:
+		return fmt.Errorf("tgpush: the receiver speaks plain http, not https, at %s; give an http:// --url (%s), or give the receiver TLS, and run tgpush again", where, httpURL(p.o.URL))
+	case ref.Status == 0:
+		return fmt.Errorf("tgpush: TLS with the receiver failed at %s: %s; for a certificate signed by your own CA give --ca-file, for a receiver that wants a client certificate --cert-file and --key-file, for one that speaks plain http an http:// --url", where, text)
+	case ref.Status/100 == 3:
+		loc := "no Location"
+		if ref.Location != "" {
+			loc = ref.Location
+		}
+		return fmt.Errorf("tgpush: the receiver redirected %s (%s) to %s, which tgpush does not follow (a redirected POST may lose its samples); if that is the receiver's remote-write endpoint, give it as --url and run tgpush again", where, status, loc)
+	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
+		return fmt.Errorf("tgpush: the receiver refused the credentials (%s) at %s; %s, then run tgpush again", status, where, p.credentialFix())
+	case ref.Status == http.StatusNotFound || ref.Status == http.StatusMethodNotAllowed:
+		return fmt.Errorf("tgpush: the receiver has no remote-write endpoint at --url %s (%s) at %s: %s; check --url's path, e.g. /api/v1/write for Prometheus (run with --web.enable-remote-write-receiver) and for VictoriaMetrics, /api/v1/push for Mimir and Cortex, /api/v1/receive for Thanos Receive, then run tgpush again", redacted(p.o.URL), status, where, text)
+	case ref.Status == http.StatusRequestEntityTooLarge:
+		return fmt.Errorf("tgpush: the receiver refused %s as too large (413); give a lower --max-samples (now %d) and run tgpush again", where, p.o.MaxSamples)
+	case ref.Status == http.StatusNotImplemented || ref.Status == http.StatusHTTPVersionNotSupported:
+		return fmt.Errorf("tgpush: the receiver does not implement what remote write needs (%s) at %s: %s; check that --url names a remote-write receiver (Prometheus needs --web.enable-remote-write-receiver), then run tgpush again", status, where, text)
+	case strings.Contains(ref.Text, "HTTP request to an HTTPS server"):
+		return fmt.Errorf("tgpush: the receiver speaks https, not http, at %s; give --url https://… (with --ca-file for your own CA) and run tgpush again", where)
+	case strings.Contains(ref.Text, "out of order") || strings.Contains(ref.Text, "duplicate sample"):
+		return p.orderError(b, where, text)
+	case ref.Status == http.StatusBadRequest && tooOld(ref.Text):
+		return p.backfillError(b, where, text)
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s (%s): %s; fix what it names and run tgpush again", where, status, text)
+}
+
+// tooOld reports whether a receiver's answer says the samples are older
+// than it takes: Prometheus' "out of bounds", Mimir's "too old".
+func tooOld(text string) bool {
+	t := strings.ToLower(text)
+	return strings.Contains(t, "out of bounds") || strings.Contains(t, "too old") || strings.Contains(t, "too far in the past")
+}
+
+// orderError explains an "out of order" or "duplicate sample": the tape's
+// own order when it has this bucket after a later one (a fragment, the old
+// defect), else another writer of the same series.
+func (p *pusher) orderError(b *batch, where, text string) error {
+	// The cursor is past the last bucket pushed, so a group at or before
+	// it is the tape's own: a second group for a bucket it sealed already.
+	if at := b.groups[0].at; p.cur.Offset > 0 && at <= p.cur.Bucket {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
+	}
+	other := "another store pushes the same series (give each its own --label, such as host=…)"
+	if len(p.o.Labels) > 0 {
+		other = fmt.Sprintf("another store pushes the same series under the same%s (give each store its own value)", labelFlags(tapeLabels(p.o.Labels), ""))
+	}
+	if p.fresh {
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds newer samples of these series, and this run had no cursor (%s). If this store was pushed there before and its cursor is lost, resume after what the receiver holds, which pushes nothing twice: %s; or %s, fix that and run tgpush again",
+			where, text, p.o.Cursor, p.resumeAdvice(), other)
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; it holds other or newer samples of these series: %s, or this tape was pushed before under another cursor (--cursor, or another --url spelling); fix that and run tgpush again", where, text, other)
+}
+
+// resumeAdvice says how to find where the receiver's copy of the store
+// ends and the --from that resumes after it: the newest
+// timbertally_entries sample of the --label set is the last bucket pushed,
+// at its last millisecond, so one millisecond later is the next bucket's
+// start.
+func (p *pusher) resumeAdvice() string {
+	labels := tapeLabels(p.o.Labels)
+	flags := labelFlags(labels, "")
+	var sel strings.Builder
+	for i, l := range labels {
+		if i > 0 {
+			sel.WriteByte(',')
+		}
+		fmt.Fprintf(&sel, "%s=%q", l.Name, l.Value)
+	}
+	// The next bucket's start: 1 ms after the newest sample. Any time
+	// after the last pushed bucket's start, up to the next one's, resumes
+	// alike, so a float's rounding in the last digit changes nothing.
+	query := fmt.Sprintf("max(max_over_time(timestamp(%s{%s})[30d:1m])) + 0.001", EntriesMetric, sel.String())
+	base := *p.o.URL
+	base.Path, base.RawQuery = "", ""
+	rm := ""
+	if _, err := os.Stat(p.o.Cursor); err == nil { // a first run's --from saved it
+		rm = "rm " + shellWord(p.o.Cursor) + " && "
+	}
+	pushFlags := flags
+	if p.o.Once {
+		pushFlags = " --once" + pushFlags
+	}
+	if p.o.Cursor != DefaultCursor(p.o.Dir, p.o.URL.String()) {
+		pushFlags = " --cursor " + shellWord(p.o.Cursor) + pushFlags
+	}
+	curl := rm + fmt.Sprintf(`T=$(curl -s %s --data-urlencode %s | sed -n 's/.*"value":\[[^,]*,"\([0-9.]*\)".*/\1/p') && tgpush --from "$(date -u -d "@$T" +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ)" --url %s%s %s`,
+		shellWord(redacted(&base)+"/api/v1/query"), shellWord("query="+query), shellWord(redacted(p.o.URL)), pushFlags, shellWord(p.o.Dir))
+	return fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by the query API of a Prometheus (Mimir and Thanos: theirs, with the same query; VictoriaMetrics, with -dedup.minScrapeInterval, takes a re-sent sample as the same one and never refuses this) (the newest %s sample is the last pushed bucket's last millisecond; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
+		redacted(&base), flags, shellWord(p.o.Dir), EntriesMetric, curl)
+}
+
+// backfillError advises the OpenMetrics path for buckets older than the
+// receiver takes; the backfill carries the --label labels, so its series
+// are the ones tgpush pushes.
+func (p *pusher) backfillError(b *batch, where, text string) error {
+	restart := "run tgpush --from T"
+	if _, err := os.Stat(p.o.Cursor); err == nil {
+		restart = fmt.Sprintf("remove the cursor %s and run tgpush --from T", p.o.Cursor)
+	}
+	var labels strings.Builder
+	for _, l := range p.o.Labels {
+		labels.WriteString(" --label " + shellWord(l.Name+"="+l.Value))
+	}
+	return fmt.Errorf("tgpush: the receiver refused %s: %s; the samples are older than it takes: backfill those buckets another way (tgread --format openmetrics --from %s --to T%s %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes",
+		where, text, timeText(b.groups[0].at), labels.String(), shellWord(p.o.Dir), restart)
+}
+
+// httpURL is --url with http:// for https://, redacted.
+func httpURL(u *url.URL) string {
+	c := *u
+	c.Scheme = "http"
+	return redacted(&c)
+}
+
+// shellWord quotes s for a shell when it needs it, so that an advised
+// command runs as written.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// credentialFix names the flags that give the credentials tgpush sent.
+func (p *pusher) credentialFix() string {
+	a := &p.o.Auth
+	switch {
+	case a.BearerTokenFile != "":
+		return "check the token in --bearer-token-file " + a.BearerTokenFile
+	case a.BasicUser != "":
+		return "check --basic-auth-user and the password in --basic-auth-password-file " + a.BasicPasswordFile
+	case len(a.Headers) > 0:
+		return "give credentials: --bearer-token-file, or --basic-auth-user with --basic-auth-password-file (and check the --header values)"
+	}
+	return "give credentials: --bearer-token-file, or --basic-auth-user with --basic-auth-password-file"
+}
+
+// clip bounds a receiver's answer quoted in a message.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

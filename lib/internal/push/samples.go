@@ -1,0 +1,169 @@
+package push
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/timbertally/timbertally/lib/internal/doc"
+	"github.com/timbertally/timbertally/lib/internal/label"
+	"github.com/timbertally/timbertally/lib/internal/tape"
+)
+
+// The data-quality series: what each group's numbers rest on.
+const (
+	EntriesMetric = tape.EntriesSeries // the seal's entries=: entries placed in the bucket
+	LateMetric    = tape.LateSeries    // entries of !late markers in the group
+	DroppedMetric = tape.DroppedSeries // entries of !drop markers in the group, by reason
+	CappedMetric  = tape.CappedSeries  // entries of !cap markers in the bucket, by metric
+)
+
+// batch is the samples of one group (push sends a group a request), one
+// time series per distinct series, and the group it came from (none when
+// the group is skipped, --from TIME: only the cursor moves past it).
+type batch struct {
+	extra   []*prompb.Label // --label, sorted by name
+	index   map[string]int  // series text: its place in req.Timeseries
+	req     *prompb.WriteRequest
+	samples int
+	groups  []placed
+	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
+}
+
+// placed is a group and the bucket (start, Unix ns) it belongs to: its
+// seal's, or for a marker-only group the last sealed bucket before it.
+type placed struct {
+	Group
+	at   int64
+	sent bool // false: skipped (--from TIME) or held, there for the cursor only
+}
+
+func newBatch(extra []*prompb.Label) *batch {
+	return &batch{extra: extra, index: map[string]int{}, req: &prompb.WriteRequest{}}
+}
+
+// add puts a group's samples in the batch, at ms: a sealed group's
+// tape.SampleMs, a marker-only group's tape.MarkerMs.
+func (b *batch) add(g Group, at, ms int64) {
+	for i := range g.Series {
+		s := &g.Series[i]
+		b.sample(s.Metric, s.Labels, s.Value, ms)
+	}
+	if g.sealed() {
+		b.sample(EntriesMetric, nil, float64(g.Seal.Entries), ms)
+	}
+	var late float64
+	dropped := map[string]float64{}
+	capped := map[string]float64{}
+	for _, m := range g.Markers {
+		switch m.Kind {
+		case tape.Late:
+			late += float64(m.Count)
+		case tape.Drop:
+			dropped[m.Reason] += float64(m.Count)
+		case tape.Cap:
+			capped[m.Metric] += float64(m.Count)
+		}
+	}
+	if g.sealed() || late > 0 {
+		b.sample(LateMetric, nil, late, ms)
+	}
+	for _, r := range slices.Sorted(maps.Keys(dropped)) {
+		b.sample(DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, dropped[r], ms)
+	}
+	for _, m := range slices.Sorted(maps.Keys(capped)) {
+		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, capped[m], ms)
+	}
+	b.groups = append(b.groups, placed{g, at, true})
+}
+
+// sample appends one sample to its series.
+func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) {
+	key := string(tape.AppendSeries(nil, metric, labels))
+	i, ok := b.index[key]
+	if !ok {
+		i = len(b.req.Timeseries)
+		b.index[key] = i
+		b.req.Timeseries = append(b.req.Timeseries, &prompb.TimeSeries{Labels: b.labels(metric, labels)})
+	}
+	ts := b.req.Timeseries[i]
+	ts.Samples = append(ts.Samples, &prompb.Sample{Value: v, Timestamp: ms})
+	b.samples++
+}
+
+// labels returns a series' labels as remote write wants them: __name__ and
+// the rest sorted by name, each value shown as tgread's JSON and
+// OpenMetrics show it (a byte that is not UTF-8 as the text \xHH: receivers
+// take UTF-8 only), a histogram's le in Prometheus's canonical form
+// (doc.WireBound). A --label of a name the series has too is never
+// resolved by taking one of the two: the batch records the clash, and
+// nothing of it is sent (Run refuses such a --label before any push from
+// the document; this catches a tape an older document wrote).
+func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
+	out := make([]*prompb.Label, 0, 1+len(labels)+len(b.extra))
+	out = append(out, &prompb.Label{Name: "__name__", Value: metric})
+	bucket := strings.HasSuffix(metric, doc.BucketSuffix)
+	for _, l := range labels {
+		v := label.Shown(l.Value)
+		if bucket && l.Name == doc.BoundLabel {
+			v = doc.WireBound(v)
+		}
+		out = append(out, &prompb.Label{Name: l.Name, Value: v})
+	}
+	for _, e := range b.extra {
+		if i := slices.IndexFunc(labels, func(l tape.Label) bool { return l.Name == e.Name }); i >= 0 {
+			if b.clash == nil {
+				b.clash = &LabelClash{Label: e.Name, Value: e.Value, Metric: metric}
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// requests splits the batch into requests of at most max samples (one
+// sample a series: a batch holds one group).
+func (b *batch) requests(max int) []*prompb.WriteRequest {
+	if b.samples == 0 {
+		return nil
+	}
+	if b.samples <= max {
+		return []*prompb.WriteRequest{b.req}
+	}
+	var out []*prompb.WriteRequest
+	ts := b.req.Timeseries
+	for len(ts) > 0 {
+		n := min(max, len(ts))
+		out = append(out, &prompb.WriteRequest{Timeseries: ts[:n]})
+		ts = ts[n:]
+	}
+	return out
+}
+
+// span names the buckets of the batch's groups, for messages.
+func (b *batch) span() string {
+	first, last := b.groups[0].at, b.groups[len(b.groups)-1].at
+	if first == last {
+		return "the bucket at " + timeText(first)
+	}
+	return fmt.Sprintf("the buckets from %s to %s", timeText(first), timeText(last))
+}
+
+func timeText(ns int64) string { return string(tape.AppendTime(nil, ns)) }
+
+// ParseLabels reads --label K=V words (label.ParseFlags: tgread --label
+// adds the same labels to a backfill) into remote-write labels sorted by
+// name, as tgpush sends them (tgcheck --receiver reads them back).
+func ParseLabels(args []string) ([]*prompb.Label, error) {
+	labels, err := label.ParseFlags("tgpush", args)
+	out := make([]*prompb.Label, len(labels))
+	for i, l := range labels {
+		out[i] = &prompb.Label{Name: l.Name, Value: l.Value}
+	}
+	return out, err
+}
