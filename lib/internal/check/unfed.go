@@ -3,7 +3,8 @@ package check
 import (
 	"fmt"
 	"io"
-	"path/filepath"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/store"
 	"github.com/timbertally/timbertally/lib/internal/tally"
@@ -46,7 +47,7 @@ func (o *options) unfed(w io.Writer) (map[string]bool, error) {
 			}
 			found[in.ID] = true
 			fmt.Fprintf(w, "against: store %s: %s holds %d complete lines this tape never counted: its counting of the store began at position %d in %s (the first bytes %s records there), which this list places at position %d; they lie before what was fed, and no run of feed can take them\n",
-				in.ID, p.Path, p.Lines, g.Base, at.Path, filepath.Join(o.dir, "bindings"), at.Base)
+				in.ID, p.Path, p.Lines, g.Base, at.Path, tallystore.At(o.dir).Bindings(), at.Base)
 		}
 	}
 	return found, nil

@@ -3,9 +3,10 @@ package push
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/internal/doc"
@@ -58,7 +59,7 @@ func checkLabelNames(dir string, extra []*prompb.Label) error {
 			return &LabelClash{Label: e.Name, Value: e.Value, Metric: CappedMetric}
 		}
 	}
-	path := filepath.Join(dir, "document")
+	path := tallystore.At(dir).Document()
 	text, err := os.ReadFile(path)
 	if err != nil {
 		return nil // Run says what is wrong with the store

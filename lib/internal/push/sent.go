@@ -3,8 +3,9 @@ package push
 import (
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 )
@@ -28,7 +29,7 @@ type SentGroup struct {
 // last seal (a group being written) are not given; nor are marker-only
 // groups still held at the tape's end, which Run sends with a later seal.
 func Sent(dir string, labels []*prompb.Label, fn func(SentGroup) error) error {
-	fl, err := openTape(filepath.Join(dir, "tape"))
+	fl, err := openTape(tallystore.At(dir).Tape())
 	if err != nil {
 		return fmt.Errorf("cannot read the tape: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
+
 	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/read"
@@ -36,15 +38,15 @@ type store struct {
 // start.
 func openStore(dir string, notes io.Writer) (*store, error) {
 	// The name is a label value: shown as UTF-8 text, as a tape's are.
-	s := &store{dir: dir, name: read.ShownValue(filepath.Base(filepath.Clean(dir))), path: filepath.Join(dir, "tape"), notes: notes}
-	text, err := os.ReadFile(filepath.Join(dir, "document"))
+	s := &store{dir: dir, name: read.ShownValue(filepath.Base(filepath.Clean(dir))), path: tallystore.At(dir).Tape(), notes: notes}
+	text, err := os.ReadFile(tallystore.At(dir).Document())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tgserve: %s is not a tally store (it has no document); name the directory tally --provision made, or make one: tally --provision --doc DOC %s", dir, dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tgserve: cannot read the document of %s: %v", dir, err)
 	}
-	d, err := doc.Parse(filepath.Join(dir, "document"), text)
+	d, err := doc.Parse(tallystore.At(dir).Document(), text)
 	if err != nil {
 		return nil, fmt.Errorf("tgserve: %v; the tally store's document is damaged", err)
 	}
