@@ -139,3 +139,20 @@ func AppendShown(b []byte, v string, how Show) []byte {
 func invisible(r rune) bool {
 	return unicode.In(r, unicode.Cf, unicode.Zs, unicode.Zl, unicode.Zp) && r != ' '
 }
+
+// AppendOpenMetrics appends a label value shown as text (\xHH for a
+// byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n
+// (the Prometheus text format escapes alike; tgserve writes both with it).
+func AppendOpenMetrics(b []byte, v string) []byte {
+	for _, c := range AppendShown(nil, v, 0) {
+		switch c {
+		case '\\', '"':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}

@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/label"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/label"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/tape"
@@ -211,7 +212,7 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 				b = append(b, " gauge\n"...)
 			}
 		}
-		b = tape.AppendSeriesEscaped(b, r.metric, wireLabels(r), AppendOpenMetricsValue)
+		b = tape.AppendSeriesEscaped(b, r.metric, wireLabels(r), label.AppendOpenMetrics)
 		b = append(b, ' ')
 		b = tape.AppendValue(b, r.value)
 		b = append(b, ' ')
@@ -274,23 +275,6 @@ func oneSeriesTwice(rows []*row) error {
 		seen[key] = r
 	}
 	return nil
-}
-
-// AppendOpenMetricsValue appends a label value shown as text (\xHH for a
-// byte that is not UTF-8) and escaped as OpenMetrics wants: \\, \", \n
-// (the Prometheus text format escapes alike; tgserve writes both with it).
-func AppendOpenMetricsValue(b []byte, v string) []byte {
-	for _, c := range appendShown(nil, v, 0) {
-		switch c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
 }
 
 // appendSeconds appends Unix nanoseconds as decimal seconds, with a

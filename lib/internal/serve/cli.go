@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/timbertally/timbertally/lib/internal/command"
-	"github.com/timbertally/timbertally/lib/internal/read"
+	"github.com/timbertally/timbertally/lib/internal/label"
 	"github.com/urfave/cli/v2"
 )
 
@@ -99,7 +99,7 @@ func newApp(stdout, stderr io.Writer, o **Options) *cli.App {
 			if c.Duration("poll") <= 0 {
 				return command.Usagef("tgserve: --poll must be positive, not %s", c.Duration("poll"))
 			}
-			if _, err := read.ParseLabels("tgserve", c.StringSlice("label")); err != nil {
+			if _, err := label.ParseFlags("tgserve", c.StringSlice("label")); err != nil {
 				return command.Usage(err)
 			}
 			*o = &Options{Stores: c.Args().Slice(), Listen: c.String("listen"), Labels: c.StringSlice("label"),

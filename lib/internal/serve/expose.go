@@ -9,7 +9,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/doc"
-	"github.com/timbertally/timbertally/lib/internal/read"
+	"github.com/timbertally/timbertally/lib/internal/label"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -59,10 +59,10 @@ func newRow(c *cumulative.Series, extra []tape.Label) row {
 			r.le, _ = strconv.ParseFloat(r.leText, 64)
 			continue
 		}
-		b = appendLabel(b, l.Name, l.Value, read.AppendOpenMetricsValue)
+		b = appendLabel(b, l.Name, l.Value, label.AppendOpenMetrics)
 	}
 	for _, l := range extra {
-		b = appendLabel(b, l.Name, l.Value, read.AppendOpenMetricsValue)
+		b = appendLabel(b, l.Name, l.Value, label.AppendOpenMetrics)
 	}
 	r.labels = b
 	if c.Shape == cumulative.Histogram {
@@ -78,7 +78,7 @@ func newRow(c *cumulative.Series, extra []tape.Label) row {
 
 // appendLabel appends name="value" after a comma unless it is the first,
 // the value escaped by escape: a tape's value shown and escaped as both
-// expositions want it (read.AppendOpenMetricsValue), a --label's or a
+// expositions want it (label.AppendOpenMetrics), a --label's or a
 // store name's (UTF-8 text, shown as it is) escaped only (\\, \", \n, as
 // tape.AppendEscaped escapes UTF-8).
 func appendLabel(b []byte, name, value string, escape func([]byte, string) []byte) []byte {

@@ -21,7 +21,7 @@ import (
 	"github.com/timbertally/timbertally/lib/internal/command"
 	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/doc"
-	"github.com/timbertally/timbertally/lib/internal/read"
+	"github.com/timbertally/timbertally/lib/internal/label"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -61,7 +61,7 @@ func Run(ctx context.Context, o *Options) error {
 }
 
 func newServer(o *Options) (*server, error) {
-	labels, err := read.ParseLabels("tgserve", o.Labels)
+	labels, err := label.ParseFlags("tgserve", o.Labels)
 	if err != nil {
 		return nil, command.Usage(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/doc"
-	"github.com/timbertally/timbertally/lib/internal/read"
+	"github.com/timbertally/timbertally/lib/internal/label"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -38,7 +38,7 @@ type store struct {
 // start.
 func openStore(dir string, notes io.Writer) (*store, error) {
 	// The name is a label value: shown as UTF-8 text, as a tape's are.
-	s := &store{dir: dir, name: read.ShownValue(filepath.Base(filepath.Clean(dir))), path: tallystore.At(dir).Tape(), notes: notes}
+	s := &store{dir: dir, name: label.Shown(filepath.Base(filepath.Clean(dir))), path: tallystore.At(dir).Tape(), notes: notes}
 	text, err := os.ReadFile(tallystore.At(dir).Document())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tgserve: %s is not a tally store (it has no document); name the directory tally --provision made, or make one: tally --provision --doc DOC %s", dir, dir)
