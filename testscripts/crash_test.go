@@ -523,24 +523,6 @@ func waitUnlocked(path string, limit time.Duration) error {
 	}
 }
 
-// accounted sums, over every line of a tape, the entries it accounts for:
-// the requests series (a count by status over every entry) and the
-// markers that cover requests. A fragment or a replayed group shows as
-// entries counted twice.
-func accounted(t *testing.T, tp []byte) int64 {
-	var n int64
-	for _, l := range readTape(t, tp) {
-		switch {
-		case l.kind == "series" && l.metric == "requests":
-			n += int64(l.value)
-		case l.kind == "!late" || l.kind == "!drop",
-			l.kind == "!cap" && l.metric == "requests":
-			n += l.count()
-		}
-	}
-	return n
-}
-
 // firstDifference names the first line where got and want part.
 func firstDifference(got, want []byte) string {
 	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))

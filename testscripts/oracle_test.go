@@ -114,3 +114,21 @@ func cursorOffsets(path string) (map[string]int64, error) {
 	}
 	return c, nil
 }
+
+// accounted sums, over every line of a tape, the entries it accounts for:
+// the requests series (a count by status over every entry) and the
+// markers that cover requests. A fragment or a replayed group shows as
+// entries counted twice.
+func accounted(t *testing.T, tp []byte) int64 {
+	var n int64
+	for _, l := range readTape(t, tp) {
+		switch {
+		case l.kind == "series" && l.metric == "requests":
+			n += int64(l.value)
+		case l.kind == "!late" || l.kind == "!drop",
+			l.kind == "!cap" && l.metric == "requests":
+			n += l.count()
+		}
+	}
+	return n
+}
