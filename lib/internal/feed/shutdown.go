@@ -39,6 +39,27 @@ var errAbandoned = errors.New("feed: write abandoned")
 // interrupted reports whether a signal interrupted the run.
 func (sd *shutdown) interrupted() bool { return sd.signal.Load() != nil }
 
+// signalLag bounds how long feed waits for its own share of a signal that
+// stopped its consumer.
+const signalLag = 250 * time.Millisecond
+
+// sameSignal reports whether a consumer stopped by SIGINT or SIGTERM was
+// stopped by the signal that interrupts feed too: Ctrl-C signals the
+// terminal's whole process group, and the kernel may end the consumer, and
+// feed see its pipe close, before Go hands feed its own copy. Waiting
+// signalLag for it keeps the run an interrupt ("interrupted by SIGINT", exit
+// 130), not a consumer that failed.
+func (sd *shutdown) sameSignal(c *consumer) bool {
+	if !c.stoppedBy(syscall.SIGINT) && !c.stoppedBy(syscall.SIGTERM) {
+		return false
+	}
+	for deadline := time.Now().Add(signalLag); !sd.interrupted() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	sig, _ := sd.signal.Load().(syscall.Signal)
+	return sig != 0 && c.stoppedBy(sig)
+}
+
 // watch turns a signal into an interrupt: it wakes the loop, also out of a
 // write stuck on a consumer that does not read. The first signal lets the
 // consumer finish (its stdin closed, exitGrace to exit); a second one, an
@@ -88,6 +109,9 @@ func (f *feeder) waitWritable() error {
 // and its exit, persists, and gives the exit status.
 func (f *feeder) finish(why error) (int, error) {
 	cerr := f.stopConsumer()
+	if why != errInterrupted && f.stop.sameSignal(f.con) {
+		why = errInterrupted
+	}
 	perr, _ := f.led.status()
 	serr := f.cp.saveNow()
 	sig, _ := f.stop.signal.Load().(syscall.Signal)
