@@ -24,7 +24,7 @@
 //     end, by tape.Interval (the one owner of the rule).
 //   - Every value of the group is in the request once, and nothing else: a
 //     histogram's counts add back to the tape's cumulative ones.
-//   - Label values are sent as tgpush sends them (read.ShownValue: a byte
+//   - Label values are sent as tgpush sends them (label.Shown: a byte
 //     that is not UTF-8 as the text \xHH), since OTLP strings are UTF-8.
 package otlp
 
@@ -43,7 +43,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/doc"
-	"github.com/timbertally/timbertally/lib/internal/read"
+	"github.com/timbertally/timbertally/lib/internal/label"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -231,7 +231,7 @@ func attributes(labels []tape.Label) []*commonpb.KeyValue {
 	}
 	out := make([]*commonpb.KeyValue, len(labels))
 	for i, l := range labels {
-		out[i] = attr(l.Name, read.ShownValue(l.Value))
+		out[i] = attr(l.Name, label.Shown(l.Value))
 	}
 	return out
 }
