@@ -329,6 +329,14 @@ func (t *Totals) Samples(out []Sample) []Sample {
 	if t.ended {
 		at, zero = at+1, at
 	}
+	return t.SamplesAt(out, at, zero)
+}
+
+// SamplesAt is Samples stamped by its caller: the running totals at at,
+// the zeros before new counter and histogram series at zero. tgpush
+// --counters stamps as it stamps every shape (the k-th marker-only group
+// after a bucket k ms after its samples, tape.MarkerMs).
+func (t *Totals) SamplesAt(out []Sample, at, zero int64) []Sample {
 	for _, s := range t.folded {
 		if s.fresh && s.Shape != Gauge {
 			out = append(out, Sample{s, zero, 0})

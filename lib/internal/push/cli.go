@@ -79,7 +79,7 @@ func newApp(stdout, stderr io.Writer, tty bool, o **Options) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgpush",
 		Usage:       "push a tally store's sealed buckets by Prometheus remote write",
-		UsageText:   "tgpush [--url URL] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--header-file K=F]... [--ca-file F] [--cert-file F --key-file F] [-q] TALLYSTORE",
+		UsageText:   "tgpush [--url URL] [--protocol remote-write|otlp] [--counters] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--header-file K=F]... [--ca-file F] [--cert-file F --key-file F] [--timeout D] [--retry-max D] [--poll D] [--max-samples N] [-q] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -117,6 +117,8 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "cursor", Usage: "keep the position in `FILE` (default: in the tally store, one per --url)"},
 		&cli.StringFlag{Name: "from", Usage: "where a first run starts: `start|end|TIME` (RFC 3339; default start)"},
 		&cli.BoolFlag{Name: "once", Usage: "push what is sealed now, then exit"},
+		&cli.BoolFlag{Name: "counters", Usage: "send running totals (NAME_total, cumulative histograms) for rate() and increase(), not each bucket's value"},
+		&cli.StringFlag{Name: "protocol", Value: ProtocolRemoteWrite, Usage: "`remote-write` or otlp (OTLP/HTTP protobuf, delta points; --url …/v1/metrics)"},
 	}, append(AuthFlags(), []cli.Flag{
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on one request after `D` (then retry)"},
 		&cli.DurationFlag{Name: "retry-max", Value: 30 * time.Second, Usage: "the longest wait between retries (`D`)"},
@@ -175,11 +177,23 @@ func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
 		Backoff:    Backoff{Min: min(250*time.Millisecond, c.Duration("retry-max")), Max: c.Duration("retry-max")},
 		Poll:       c.Duration("poll"),
 		MaxSamples: c.Int("max-samples"),
+		Counters:   c.Bool("counters"),
+		Protocol:   c.String("protocol"),
 		Quiet:      c.Bool("quiet"),
 		Stderr:     stderr,
 	}
 	o.Progress = tty && !o.Quiet
-	u, err := ReceiverURL(c.String("url"))
+	switch {
+	case o.Protocol != ProtocolRemoteWrite && o.Protocol != ProtocolOTLP:
+		return nil, command.Usagef("tgpush: --protocol %s is not remote-write or otlp", o.Protocol)
+	case o.Protocol == ProtocolOTLP && o.Counters:
+		return nil, command.Usagef("tgpush: --counters is remote write's: OTLP carries each bucket as a delta point, which an OTLP receiver sums itself (Prometheus 3 with --enable-feature=otlp-native-delta-ingestion: read it with sum_over_time); give one of the two")
+	}
+	rawURL := c.String("url")
+	if o.Protocol == ProtocolOTLP && !c.IsSet("url") {
+		rawURL = DefaultOTLPURL
+	}
+	u, err := ReceiverURL(rawURL)
 	if err != nil {
 		return nil, err
 	}

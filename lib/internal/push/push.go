@@ -31,6 +31,8 @@ type Options struct {
 	Backoff    Backoff
 	Poll       time.Duration // how often a followed tape is looked at
 	MaxSamples int           // samples per request, at most (a bucket with more is split)
+	Counters   bool          // send running totals (counters.go), not each bucket's values
+	Protocol   string        // ProtocolRemoteWrite (the default) or ProtocolOTLP
 	Quiet      bool
 	Progress   bool // a progress line on stderr (a terminal)
 	Stderr     io.Writer
@@ -50,6 +52,7 @@ type pusher struct {
 	fresh   bool        // the run started without a cursor
 	prog    *progress
 	quirked tape.LaterKinds
+	shape   shape // what a group becomes on the wire (shape.go)
 }
 
 // Run pushes until ctx is done (a signal: nil), the tape is pushed up to
@@ -78,10 +81,17 @@ func Run(ctx context.Context, o *Options) error {
 	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
 		return err
 	}
+	p.s.otlp = o.Protocol == ProtocolOTLP
 	if err := checkLabelNames(o.Dir, o.Labels); err != nil {
 		return command.Usage(err)
 	}
+	if p.shape, err = newShape(o); err != nil {
+		return err
+	}
 	if err := p.start(); err != nil {
+		return err
+	}
+	if err := p.readBefore(); err != nil {
 		return err
 	}
 	if o.Once {
@@ -126,6 +136,9 @@ func (p *pusher) start() error {
 		if now := tapeLabels(p.o.Labels); cur.Known && cur.Offset > 0 && !slices.Equal(cur.Labels, now) {
 			return &LabelsChanged{Cursor: p.o.Cursor, Was: cur.Labels, Now: now, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
 		}
+		if now := p.shape.sends(); cur.Offset > 0 && cur.Sends != now {
+			return &ShapeChanged{Cursor: p.o.Cursor, Was: cur.Sends, Now: now, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
+		}
 		p.cur, p.fl.off, p.skip, p.after = cur, cur.Offset, cur.From, cur.After
 		if cur.Offset > 0 {
 			p.last = tape.Record{Kind: tape.Seal, Start: cur.Bucket, Width: cur.Width}
@@ -163,7 +176,7 @@ func (p *pusher) start() error {
 // save writes the cursor, with the --label set its samples were pushed
 // under.
 func (p *pusher) save() error {
-	p.cur.Labels, p.cur.Known = tapeLabels(p.o.Labels), true
+	p.cur.Labels, p.cur.Known, p.cur.Sends = tapeLabels(p.o.Labels), true, p.shape.sends()
 	return p.cur.save(p.o.Cursor)
 }
 
@@ -349,16 +362,17 @@ func (p *pusher) add(b *batch, g Group) {
 	case g.sealed():
 		p.last, p.after = g.Seal, 0
 		if g.Seal.Start >= p.skip {
-			b.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			p.shape.add(b, g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width), 0)
 			return
 		}
 	case p.pushes(g):
 		p.after++
-		b.add(g, p.last.Start, tape.MarkerMs(p.last.Start, p.last.Width, p.after))
+		p.shape.add(b, g, p.last.Start, tape.MarkerMs(p.last.Start, p.last.Width, p.after), p.after)
 		return
 	case p.last.Kind != tape.Seal && len(g.Markers) > 0:
 		p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))
 	}
+	p.shape.pass(b, g)
 	b.groups = append(b.groups, placed{g, g.Seal.Start, false})
 }
 
@@ -371,14 +385,26 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 		}
 		return b.clash
 	}
+	if b.fail != nil {
+		return b.fail
+	}
 	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
-	for _, req := range b.requests(p.o.MaxSamples) {
-		if err := p.s.send(ctx, req); err != nil {
+	zeros := false
+	for _, req := range p.shape.requests(b, p.o.MaxSamples) {
+		if req.zeros && p.cur.Zeroed {
+			continue // taken before a kill: sent again, older than the values taken after them, they would be refused
+		}
+		if !req.zeros && zeros {
+			if err := p.zeroed(); err != nil {
+				return err
+			}
+			zeros = false
+		}
+		if err := p.s.send(ctx, req.msg); err != nil {
 			return p.refusedError(err, b, taken)
 		}
-		for _, ts := range req.Timeseries {
-			taken += len(ts.Samples)
-		}
+		taken += req.samples
+		zeros = req.zeros
 	}
 	last := b.groups[len(b.groups)-1]
 	from := p.cur.Offset
@@ -480,6 +506,8 @@ func (p *pusher) refusedError(err error, b *batch, taken int) error {
 		return fmt.Errorf("tgpush: the receiver redirected %s (%s) to %s, which tgpush does not follow (a redirected POST may lose its samples); if that is the receiver's remote-write endpoint, give it as --url and run tgpush again", where, status, loc)
 	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
 		return fmt.Errorf("tgpush: the receiver refused the credentials (%s) at %s; %s, then run tgpush again", status, where, p.credentialFix())
+	case p.o.Protocol == ProtocolOTLP && (ref.Status == http.StatusNotFound || ref.Status == http.StatusMethodNotAllowed || ref.Status == http.StatusNotImplemented):
+		return fmt.Errorf("tgpush: the receiver has no OTLP metrics endpoint at --url %s (%s) at %s: %s; check --url's path, e.g. /api/v1/otlp/v1/metrics for Prometheus 3 (run with --web.enable-otlp-receiver, and --enable-feature=otlp-native-delta-ingestion to take delta points), /v1/metrics on an OpenTelemetry Collector's port 4318, /otlp/v1/metrics for Mimir, then run tgpush again", redacted(p.o.URL), status, where, text)
 	case ref.Status == http.StatusNotFound || ref.Status == http.StatusMethodNotAllowed:
 		return fmt.Errorf("tgpush: the receiver has no remote-write endpoint at --url %s (%s) at %s: %s; check --url's path, e.g. /api/v1/write for Prometheus (run with --web.enable-remote-write-receiver) and for VictoriaMetrics, /api/v1/push for Mimir and Cortex, /api/v1/receive for Thanos Receive, then run tgpush again", redacted(p.o.URL), status, where, text)
 	case ref.Status == http.StatusRequestEntityTooLarge:

@@ -11,6 +11,7 @@ import (
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/label"
 	"github.com/timbertally/timbertally/lib/internal/tape"
+	colpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 )
 
 // The data-quality series: what each group's numbers rest on.
@@ -31,6 +32,10 @@ type batch struct {
 	samples int
 	groups  []placed
 	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
+	// The other shapes' (shape.go):
+	fail   error                              // the group cannot be sent in its shape (the tape's fault)
+	zeros  *batch                             // --counters: the zeros before new series, sent first
+	export *colpb.ExportMetricsServiceRequest // --protocol otlp: the group's points
 }
 
 // placed is a group and the bucket (start, Unix ns) it belongs to: its
