@@ -184,7 +184,9 @@ func (p *pusher) readBefore() error {
 // zeroed records in the cursor that the zero samples of the group after
 // it were taken (counters): after a kill, they are not sent again.
 func (p *pusher) zeroed() error {
-	p.cur.Zeroed = true
+	// A first run's cursor is not saved before its first group: it gets
+	// the tape's identity (and --from's bound) here.
+	p.cur.Zeroed, p.cur.ID, p.cur.From = true, p.fl.id, p.skip
 	return p.save()
 }
 
