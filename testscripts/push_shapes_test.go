@@ -323,3 +323,129 @@ func mapsEqual(a, b map[string]float64) bool {
 	}
 	return true
 }
+
+// rewindCursor rewrites a tgpush cursor (the test's own reading of its
+// one line) to stand just past the tape's first seal, with zeroed= as
+// given: the cursor a kill leaves when it lands after the second group's
+// samples were taken and before the cursor moved past them.
+func rewindCursor(t *testing.T, cursor, st string, zeroed int) {
+	t.Helper()
+	tape := string(readFile(t, filepath.Join(st, "tape")))
+	i := strings.Index(tape, "\nseal ")
+	if i < 0 {
+		t.Fatal("the tape has no seal")
+	}
+	end := i + 1 + strings.IndexByte(tape[i+1:], '\n') + 1
+	bucket := strings.Fields(tape[i+1:])[1]
+	c := string(readFile(t, cursor))
+	c = regexp.MustCompile(`offset=\d+`).ReplaceAllString(c, "offset="+strconv.Itoa(end))
+	c = regexp.MustCompile(`bucket=\S+`).ReplaceAllString(c, "bucket="+bucket)
+	c = regexp.MustCompile(`zeroed=\d`).ReplaceAllString(c, "zeroed="+strconv.Itoa(zeroed))
+	writeFile(t, cursor, []byte(c))
+}
+
+func TestACountersPushKilledAfterANewSeriesTotalWasTakenSendsItAgainWithoutItsZeroAndIsTaken(t *testing.T) {
+	prom := newReceiver(t, "prometheus3")
+	prom.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	// Two buckets: the second has a status the first has not, a series
+	// born there, whose zero goes at the first bucket's last millisecond.
+	start := time.Now().UTC().Add(-2 * time.Minute).Truncate(shapesWidth)
+	var b strings.Builder
+	for i, status := range []int{200, 200, 200, 500} {
+		at := start.Add(time.Duration(i) * shapesWidth / 2).Format("02/Jan/2006:15:04:05 -0700")
+		fmt.Fprintf(&b, "10.0.0.1 - - [%s] \"GET / HTTP/1.1\" %d 100 \"-\" \"live\"\n", at, status)
+	}
+	writeFile(t, log, []byte(b.String()))
+	st := shapesStore(t, dir, log)
+	cursor := filepath.Join(dir, "push.cursor")
+	push := []string{"tgpush", "--once", "--counters", "--url", prom.writeURL(), "--cursor", cursor, st}
+	mustRun(t, dir, push...)
+	before := prom.samples("", "")
+	if !slices.Contains(before, time.UnixMilli(start.Add(shapesWidth).UnixMilli()-1).UTC().Format(stampFormat)+"\trequests_total\tstatus=500\t0") {
+		t.Fatalf("no zero of requests_total{status=500} at the first bucket's last millisecond:\n%s", strings.Join(before, "\n"))
+	}
+
+	// The kill after the second group's totals were taken: the cursor says
+	// its zeros were taken (they go first, recorded), so only the totals
+	// are sent again, the newest samples of their series: duplicates.
+	rewindCursor(t, cursor, st, 1)
+	mustRun(t, dir, push...)
+	if after := prom.samples("", ""); !slices.Equal(after, before) {
+		t.Fatalf("the receiver holds other samples after the re-send:\n%s\nwant\n%s", strings.Join(after, "\n"), strings.Join(before, "\n"))
+	}
+
+	// What the cursor's zeroed= prevents: the zero sent again, older than
+	// the series' total already taken, which Prometheus refuses.
+	rewindCursor(t, cursor, st, 0)
+	stderr, code := run(t, dir, push...)
+	if code != 1 || !strings.Contains(stderr, "out of order") {
+		t.Fatalf("a zero re-sent after its total: exit %d, %s; want Prometheus' out-of-order refusal", code, stderr)
+	}
+	t.Logf("%d samples, each once; the zero re-sent is refused: %s", len(before), strings.TrimSpace(stderr)[:min(len(stderr), 160)])
+}
+
+// otlpKey is a key of logBuckets for a series Prometheus made of OTLP
+// points: its le as logBuckets spells it (Prometheus' OTLP translation
+// writes 250, not the canonical 250.0).
+func otlpKey(k string) string {
+	return regexp.MustCompile(`le=([0-9.]+)`).ReplaceAllStringFunc(k, func(m string) string {
+		f, _ := strconv.ParseFloat(strings.TrimPrefix(m, "le="), 64)
+		return fmt.Sprintf("le=%.1f", f)
+	})
+}
+
+func TestTgpushOTLPIntoPrometheus3KilledAtRandomMomentsHoldsEachBucketOnceAtItsBoundary(t *testing.T) {
+	prom := newReceiver(t, "prometheus3", "--web.enable-otlp-receiver", "--enable-feature=otlp-native-delta-ingestion")
+	prom.config = "global: {}\notlp:\n  promote_resource_attributes: [host]\n"
+	prom.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	shapesLog(t, log, 6000)
+	st := shapesStore(t, dir, log)
+	want := logBuckets(t, log)
+	starts := sortedBuckets(want)
+	kills := killPushes(t, dir, []string{"tgpush", "--once", "--protocol", "otlp", "--label", "host=web1", "--max-samples", "5",
+		"--url", prom.base() + "/api/v1/otlp/v1/metrics", "--cursor", "push.cursor", st})
+	killFloor(t, 1, 1, kills, 3)
+
+	// At each bucket's end, a range of one width holds its delta points:
+	// the log's values of that bucket, each once.
+	names := []string{"requests_total", "bytes_total", "size_bucket", "size_count", "size_sum",
+		"timbertally_entries_total", "timbertally_late_entries_total", "timbertally_dropped_entries_total"}
+	// sumOverTime is sum_over_time(NAME{host="web1"}[r]) at ms for every
+	// name (a query a name: the function drops the name).
+	sumOverTime := func(r string, ms int64) map[string]float64 {
+		got := map[string]float64{}
+		for _, n := range names {
+			for k, v := range prom.queryAt("sum_over_time("+n+`{host="web1"}[`+r+"])", ms) {
+				got[otlpKey(n+k)] = v
+			}
+		}
+		return got
+	}
+	width := int64(shapesWidth / time.Millisecond)
+	total := map[string]float64{}
+	for _, s := range starts {
+		expect := map[string]float64{"timbertally_late_entries_total{}": 0}
+		for k, v := range want[s] {
+			expect[k] = v
+			total[k] += v
+		}
+		got := sumOverTime("10s", s*1000+width)
+		if !mapsEqual(got, expect) {
+			t.Fatalf("sum_over_time(…[10s]) at the end of the bucket at %s: got\n%v\nwant\n%v", time.Unix(s, 0).UTC().Format(time.RFC3339), got, expect)
+		}
+	}
+	// Over the whole tape: the log's totals, so no point was sent twice
+	// at another time either.
+	end := starts[len(starts)-1]*1000 + width
+	span := fmt.Sprintf("%ds", (end/1000-starts[0])+10)
+	got := sumOverTime(span, end)
+	total["timbertally_late_entries_total{}"] = 0
+	if !mapsEqual(got, total) {
+		t.Fatalf("sum_over_time over the whole tape: got\n%v\nwant the log's\n%v", got, total)
+	}
+	t.Logf("%d buckets, each once at its boundary, after %d kills; %v requests in the log", len(starts), kills, total["timbertally_entries_total{}"])
+}
