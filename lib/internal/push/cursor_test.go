@@ -40,6 +40,9 @@ func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
 		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s", // torn: no newline
 		"tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
 		"tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels=\n",
+		"tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels= sends=gauges zeroed=0\n",
+		"tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels= sends=otlp zeroed=2\n",
+		"tgpush v=4 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels= sends=otlp zeroed=0\n",
 		"tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=-1 labels=\n",
 		"tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels=host\n",
 		"tgpush v=1 offset=-1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
@@ -57,6 +60,7 @@ func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
 func FuzzParseCursor(f *testing.F) {
 	f.Add("tgpush v=1 offset=45975 dev=65024 ino=9978322 sig=e12ffae5 siglen=256 bucket=2026-12-01T10:35:30Z width=10s\n")
 	f.Add("tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=3 labels=host=a%2Cb\n")
+	f.Add("tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=3 labels=host=a%2Cb sends=counters zeroed=1 from=2026-12-01T10:35:30Z\n")
 	f.Add("tgpush v=1 offset=0 dev=0 ino=0 sig=0 siglen=0 bucket=1970-01-01T00:00:00Z width=0s\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := parseCursor(s)
