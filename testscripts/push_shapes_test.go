@@ -133,6 +133,18 @@ func logBuckets(t *testing.T, path string) map[int64]map[string]float64 {
 	return out
 }
 
+// shapesSetup makes, in a fresh directory, a tally store of a shapesLog
+// of 6 000 lines, and returns it with logBuckets and their starts.
+func shapesSetup(t *testing.T) (dir, st string, want map[int64]map[string]float64, starts []int64) {
+	t.Helper()
+	dir = t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	shapesLog(t, log, 6000)
+	st = shapesStore(t, dir, log)
+	want = logBuckets(t, log)
+	return dir, st, want, sortedBuckets(want)
+}
+
 // sortedBuckets is the bucket starts of logBuckets, in order.
 func sortedBuckets(b map[int64]map[string]float64) []int64 {
 	var out []int64
@@ -140,48 +152,6 @@ func sortedBuckets(b map[int64]map[string]float64) []int64 {
 		out = append(out, s)
 	}
 	slices.Sort(out)
-	return out
-}
-
-// keyOf is a series' key as logBuckets spells it, from a Prometheus
-// result's labels (job, instance, host left out).
-func keyOf(metric map[string]string) string {
-	var labels []string
-	for k, v := range metric {
-		if k != "__name__" && k != "job" && k != "instance" && k != "host" {
-			labels = append(labels, k+"="+v)
-		}
-	}
-	slices.Sort(labels)
-	return metric["__name__"] + "{" + strings.Join(labels, ",") + "}"
-}
-
-// queryAt evaluates expr at ms (Unix milliseconds): each series' value by
-// keyOf.
-func (r *receiver) queryAt(expr string, ms int64) map[string]float64 {
-	r.t.Helper()
-	q := fmt.Sprintf("/api/v1/query?query=%s&time=%d.%03d", urlQuery(expr), ms/1000, ms%1000)
-	var res struct {
-		Status, Error string
-		Data          struct {
-			Result []struct {
-				Metric map[string]string
-				Value  [2]any
-			}
-		}
-	}
-	r.getJSON(q, "", "", &res)
-	if res.Status != "success" {
-		r.t.Fatalf("query %s: %s", expr, res.Error)
-	}
-	out := map[string]float64{}
-	for _, s := range res.Data.Result {
-		v, err := strconv.ParseFloat(s.Value[1].(string), 64)
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		out[keyOf(s.Metric)] = v
-	}
 	return out
 }
 
@@ -221,19 +191,10 @@ func killPushes(t *testing.T, dir string, argv []string) int {
 	return kills
 }
 
-func urlQuery(s string) string {
-	return strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", "#", "%23", " ", "%20", "=", "%3D").Replace(s)
-}
-
 func TestTgpushCountersIntoPrometheus3HoldTheLogsRunningSumsAtEveryBucketsLastMillisecondAndRateReadsTgreadsQuantile(t *testing.T) {
 	prom := newReceiver(t, "prometheus3")
 	prom.start()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "access.log")
-	shapesLog(t, log, 6000)
-	st := shapesStore(t, dir, log)
-	want := logBuckets(t, log)
-	starts := sortedBuckets(want)
+	dir, st, want, starts := shapesSetup(t)
 	if len(starts) < 50 {
 		t.Fatalf("the log makes %d buckets, want at least 50", len(starts))
 	}
@@ -270,7 +231,7 @@ func TestTgpushCountersIntoPrometheus3HoldTheLogsRunningSumsAtEveryBucketsLastMi
 				}
 			}
 		}
-		got := prom.queryAt(sel, at)
+		got := prom.instantAt(sel, time.UnixMilli(at))
 		if !mapsEqual(got, expect) {
 			t.Fatalf("at %s (the last ms of bucket %d of %d): got\n%v\nwant\n%v", time.UnixMilli(at).UTC().Format(stampFormat), i, len(starts), got, expect)
 		}
@@ -288,7 +249,7 @@ func TestTgpushCountersIntoPrometheus3HoldTheLogsRunningSumsAtEveryBucketsLastMi
 			continue
 		}
 		end := (s + 60) * 1000
-		got := prom.queryAt(`histogram_quantile(0.99, sum by (le) (rate(size_bucket[70s])))`, end)
+		got := prom.instantAt(`histogram_quantile(0.99, sum by (le) (rate(size_bucket[70s])))`, time.UnixMilli(end))
 		from := time.Unix(s, 0).UTC().Format(time.RFC3339)
 		to := time.Unix(s+60, 0).UTC().Format(time.RFC3339)
 		out, err := exec.Command("tgread", "--format", "tsv", "--quantile", "0.99", "--step", "1m", "--from", from, "--to", to, st).Output()
@@ -387,9 +348,10 @@ func TestACountersPushKilledAfterANewSeriesTotalWasTakenSendsItAgainWithoutItsZe
 }
 
 // otlpKey is a key of logBuckets for a series Prometheus made of OTLP
-// points: its le as logBuckets spells it (Prometheus' OTLP translation
-// writes 250, not the canonical 250.0).
+// points: without the host label, its le as logBuckets spells it
+// (Prometheus' OTLP translation writes 250, not the canonical 250.0).
 func otlpKey(k string) string {
+	k = regexp.MustCompile(`host=web1,?|,host=web1`).ReplaceAllString(k, "")
 	return regexp.MustCompile(`le=([0-9.]+)`).ReplaceAllStringFunc(k, func(m string) string {
 		f, _ := strconv.ParseFloat(strings.TrimPrefix(m, "le="), 64)
 		return fmt.Sprintf("le=%.1f", f)
@@ -400,12 +362,7 @@ func TestTgpushOTLPIntoPrometheus3KilledAtRandomMomentsHoldsEachBucketOnceAtItsB
 	prom := newReceiver(t, "prometheus3", "--web.enable-otlp-receiver", "--enable-feature=otlp-native-delta-ingestion")
 	prom.config = "global: {}\notlp:\n  promote_resource_attributes: [host]\n"
 	prom.start()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "access.log")
-	shapesLog(t, log, 6000)
-	st := shapesStore(t, dir, log)
-	want := logBuckets(t, log)
-	starts := sortedBuckets(want)
+	dir, st, want, starts := shapesSetup(t)
 	kills := killPushes(t, dir, []string{"tgpush", "--once", "--protocol", "otlp", "--label", "host=web1", "--max-samples", "5",
 		"--url", prom.base() + "/api/v1/otlp/v1/metrics", "--cursor", "push.cursor", st})
 	killFloor(t, 1, 1, kills, 3)
@@ -419,7 +376,7 @@ func TestTgpushOTLPIntoPrometheus3KilledAtRandomMomentsHoldsEachBucketOnceAtItsB
 	sumOverTime := func(r string, ms int64) map[string]float64 {
 		got := map[string]float64{}
 		for _, n := range names {
-			for k, v := range prom.queryAt("sum_over_time("+n+`{host="web1"}[`+r+"])", ms) {
+			for k, v := range prom.instantAt("sum_over_time("+n+`{host="web1"}[`+r+"])", time.UnixMilli(ms)) {
 				got[otlpKey(n+k)] = v
 			}
 		}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/timbertally/timbertally/lib/internal/command"
 	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
@@ -38,14 +36,9 @@ func newShape(o *Options) (shape, error) {
 
 // storeKinds reads the metric kinds of the tally store's document.
 func storeKinds(dir string) (map[string]doc.MetricKind, error) {
-	path := tallystore.At(dir).Document()
-	text, err := os.ReadFile(path)
+	d, err := tallystore.LoadDocument(dir)
 	if err != nil {
-		return nil, fmt.Errorf("tgpush: cannot read the store's document %s: %v", path, command.Bare(err))
-	}
-	d, err := doc.Parse(path, text)
-	if err != nil {
-		return nil, fmt.Errorf("tgpush: the store's document %s: %v; it is what tally wrote the tape under: restore it", path, err)
+		return nil, fmt.Errorf("tgpush: %v", err)
 	}
 	return cumulative.KindsOf(d), nil
 }
@@ -193,20 +186,18 @@ func (p *pusher) zeroed() error {
 // ShapeChanged is a run that would send another shape than the cursor's
 // pushes did (--counters, --protocol): the receiver would hold the
 // buckets before and after in two shapes, and a histogram's series have
-// the same names in both (latency_bucket per bucket and running), so a
+// the same names in both (NAME_bucket per bucket and running), so a
 // query across the change reads nonsense.
 type ShapeChanged struct {
-	Cursor   string
+	Changed
 	Was, Now string // SendsBuckets, SendsCounters, SendsOTLP
-	Next     string // the bucket after the last pushed, RFC 3339
-	Dir      string
 }
 
 func (e *ShapeChanged) Error() string {
 	return fmt.Sprintf("tgpush: the cursor %s was pushed %s, and this run would send %s; nothing was pushed. "+
 		"To go on as before, run tgpush%s. "+
 		"To send the new shape, send it to a receiver (or tenant) that holds none of this store, with a cursor of its own (--cursor FILE), from the start or from %s (--from %s); "+
-		"in this receiver the histograms' series would have the same names in both shapes, so delete this store's series there first (the buckets' and the counters' latency_bucket cannot be told apart)",
+		"in this receiver the histograms' series would have the same names in both shapes, so delete this store's series there first (a histogram's NAME_bucket of one shape cannot be told from the other's)",
 		e.Cursor, shapeWords(e.Was), shapeWords(e.Now), shapeFlags(e.Was), e.Next, e.Next)
 }
 

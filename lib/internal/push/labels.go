@@ -85,11 +85,14 @@ func checkLabelNames(dir string, extra []*prompb.Label) error {
 // samples were pushed under: the receiver would hold the store's buckets
 // before and after under two series sets, and a per-host view would split.
 type LabelsChanged struct {
-	Cursor   string
+	Changed
 	Was, Now []tape.Label
-	Next     string // the bucket after the last pushed, RFC 3339
-	Dir      string
 }
+
+// Changed is where a run refused for changing what a cursor's pushes
+// were stands: the cursor, the bucket after the last pushed (RFC 3339),
+// the store.
+type Changed struct{ Cursor, Next, Dir string }
 
 func (e *LabelsChanged) Error() string {
 	return fmt.Sprintf("tgpush: the cursor %s was pushed under %s, and this run gives %s; nothing was pushed. "+

@@ -15,6 +15,7 @@ import (
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/internal/command"
+	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -134,10 +135,10 @@ func (p *pusher) start() error {
 			return p.replacedError(cur)
 		}
 		if now := tapeLabels(p.o.Labels); cur.Known && cur.Offset > 0 && !slices.Equal(cur.Labels, now) {
-			return &LabelsChanged{Cursor: p.o.Cursor, Was: cur.Labels, Now: now, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
+			return &LabelsChanged{Changed: p.changed(cur), Was: cur.Labels, Now: now}
 		}
 		if now := p.shape.sends(); cur.Offset > 0 && cur.Sends != now {
-			return &ShapeChanged{Cursor: p.o.Cursor, Was: cur.Sends, Now: now, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
+			return &ShapeChanged{Changed: p.changed(cur), Was: cur.Sends, Now: now}
 		}
 		p.cur, p.fl.off, p.skip, p.after = cur, cur.Offset, cur.From, cur.After
 		if cur.Offset > 0 {
@@ -171,6 +172,11 @@ func (p *pusher) start() error {
 		return p.save()
 	}
 	return nil
+}
+
+// changed names the cursor cur for a refused change.
+func (p *pusher) changed(cur Cursor) Changed {
+	return Changed{Cursor: p.o.Cursor, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
 }
 
 // save writes the cursor, with the --label set its samples were pushed
@@ -569,7 +575,17 @@ func (p *pusher) resumeAdvice() string {
 	// The next bucket's start: 1 ms after the newest sample. Any time
 	// after the last pushed bucket's start, up to the next one's, resumes
 	// alike, so a float's rounding in the last digit changes nothing.
-	query := fmt.Sprintf("max(max_over_time(timestamp(%s{%s})[30d:1m])) + 0.001", EntriesMetric, sel.String())
+	// The counters' entries are timbertally_entries_total at the same
+	// stamp; OTLP's (named so by Prometheus) at the bucket's end, which is
+	// the next bucket's start itself.
+	entries, after := EntriesMetric, " + 0.001"
+	switch p.shape.sends() {
+	case SendsCounters:
+		entries = cumulative.EntriesMetric + "_total"
+	case SendsOTLP:
+		entries, after = cumulative.EntriesMetric+"_total", ""
+	}
+	query := fmt.Sprintf("max(max_over_time(timestamp(%s{%s})[30d:1m]))%s", entries, sel.String(), after)
 	base := *p.o.URL
 	base.Path, base.RawQuery = "", ""
 	rm := ""
@@ -577,6 +593,9 @@ func (p *pusher) resumeAdvice() string {
 		rm = "rm " + shellWord(p.o.Cursor) + " && "
 	}
 	pushFlags := flags
+	if sends := p.shape.sends(); sends != SendsBuckets {
+		pushFlags = strings.TrimPrefix(shapeFlags(sends), " with") + pushFlags
+	}
 	if p.o.Once {
 		pushFlags = " --once" + pushFlags
 	}
@@ -585,8 +604,12 @@ func (p *pusher) resumeAdvice() string {
 	}
 	curl := rm + fmt.Sprintf(`T=$(curl -s %s --data-urlencode %s | sed -n 's/.*"value":\[[^,]*,"\([0-9.]*\)".*/\1/p') && tgpush --from "$(date -u -d "@$T" +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ)" --url %s%s %s`,
 		shellWord(redacted(&base)+"/api/v1/query"), shellWord("query="+query), shellWord(redacted(p.o.URL)), pushFlags, shellWord(p.o.Dir))
-	return fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by the query API of a Prometheus (Mimir and Thanos: theirs, with the same query; VictoriaMetrics, with -dedup.minScrapeInterval, takes a re-sent sample as the same one and never refuses this) (the newest %s sample is the last pushed bucket's last millisecond; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
-		redacted(&base), flags, shellWord(p.o.Dir), EntriesMetric, curl)
+	check := fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by", redacted(&base), flags, shellWord(p.o.Dir))
+	if p.shape.sends() != SendsBuckets { // tgcheck --receiver reads the buckets' shape only
+		check = "By"
+	}
+	return fmt.Sprintf("%s the query API of a Prometheus (Mimir and Thanos: theirs, with the same query; VictoriaMetrics, with -dedup.minScrapeInterval, takes a re-sent sample as the same one and never refuses this) (the newest %s sample is the last pushed bucket's end; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
+		check, entries, curl)
 }
 
 // backfillError advises the OpenMetrics path for buckets older than the
