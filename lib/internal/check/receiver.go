@@ -386,11 +386,11 @@ func mapKey(m map[string]string) string {
 }
 
 // keyLabel writes a label of a series key; a bound (le) is compared by its
-// number, in Prometheus' canonical form (doc.WireBound), whichever way the
+// number, in Prometheus' canonical form (tape.CanonicalBound), whichever way the
 // receiver spells it.
 func keyLabel(b *strings.Builder, name, v string) {
 	if name == doc.BoundLabel {
-		v = doc.WireBound(v)
+		v = tape.CanonicalBound(v)
 	}
 	b.WriteString(name)
 	b.WriteByte(0)

@@ -8,7 +8,7 @@
 // markers written since the previous seal. Each group becomes samples at its
 // bucket's last millisecond (tape.SampleMs): one per series line, named and
 // labelled as on the tape plus the --label labels (a histogram's le in
-// Prometheus's canonical form, doc.WireBound), and the data-quality series
+// Prometheus's canonical form, tape.CanonicalBound), and the data-quality series
 // timbertally_entries, timbertally_late_entries,
 // timbertally_dropped_entries{reason} and timbertally_capped_entries{metric}
 // (docs/tgpush.md). A marker-only group (an end record's: a run that sealed

@@ -2,6 +2,7 @@ package push
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	colpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
@@ -129,6 +130,17 @@ func slicePoints(m *metricspb.Metric, i, j int) *metricspb.Metric {
 		c.Data = &metricspb.Metric_Histogram{Histogram: &metricspb.Histogram{AggregationTemporality: d.Histogram.AggregationTemporality, DataPoints: d.Histogram.DataPoints[i:j]}}
 	}
 	return c
+}
+
+// otlpHint adds to the note of a 500 answered to OTLP what Prometheus 3
+// means by it when it logs "invalid temporality and type combination":
+// delta points without the feature that keeps them. It is only a hint
+// (a 500 is retried as every 5xx is; nothing is parsed from the answer).
+func (s *sender) otlpHint(o outcome) string {
+	if !s.otlp || o.Status != http.StatusInternalServerError {
+		return ""
+	}
+	return " (a Prometheus 3 answers so to delta points unless run with --enable-feature=otlp-native-delta-ingestion)"
 }
 
 // partial is the refusal inside an OTLP answer of 2xx: an

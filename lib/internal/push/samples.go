@@ -103,7 +103,7 @@ func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) 
 // the rest sorted by name, each value shown as tgread's JSON and
 // OpenMetrics show it (a byte that is not UTF-8 as the text \xHH: receivers
 // take UTF-8 only), a histogram's le in Prometheus's canonical form
-// (doc.WireBound). A --label of a name the series has too is never
+// (tape.CanonicalBound). A --label of a name the series has too is never
 // resolved by taking one of the two: the batch records the clash, and
 // nothing of it is sent (Run refuses such a --label before any push from
 // the document; this catches a tape an older document wrote).
@@ -114,7 +114,7 @@ func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
 	for _, l := range labels {
 		v := label.Shown(l.Value)
 		if bucket && l.Name == doc.BoundLabel {
-			v = doc.WireBound(v)
+			v = tape.CanonicalBound(v)
 		}
 		out = append(out, &prompb.Label{Name: l.Name, Value: v})
 	}

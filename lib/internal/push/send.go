@@ -310,7 +310,7 @@ func (s *sender) send(ctx context.Context, req proto.Message) error {
 		if ref := s.refusal(o); ref != nil {
 			return ref
 		}
-		s.note(s.scrub(fault(o)))
+		s.note(s.scrub(fault(o) + s.otlpHint(o)))
 		pause := max(wait, min(o.RetryAfter, s.backoff.Max))
 		select {
 		case <-ctx.Done():
