@@ -406,3 +406,76 @@ func TestTgpushOTLPIntoPrometheus3KilledAtRandomMomentsHoldsEachBucketOnceAtItsB
 	}
 	t.Logf("%d buckets, each once at its boundary, after %d kills; %v requests in the log", len(starts), kills, total["timbertally_entries_total{}"])
 }
+
+func TestRunsThatSealNothingButDropsReachPrometheus3AsCountersAndByOTLPEachOnce(t *testing.T) {
+	prom := newReceiver(t, "prometheus3", "--web.enable-otlp-receiver", "--enable-feature=otlp-native-delta-ingestion")
+	prom.config = "global: {}\notlp:\n  promote_resource_attributes: [host]\n"
+	prom.start()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "access.log")
+	shapesLog(t, log, 300)
+	want := logBuckets(t, log) // before the runs that only drop
+	doc := filepath.Join(dir, "shapes.tally")
+	writeFile(t, doc, []byte(shapesDoc))
+	st := filepath.Join(dir, "st")
+	mustRun(t, dir, "tally", "--provision", "--doc", doc, st)
+	counters := []string{"tgpush", "--once", "--counters", "--label", "host=a", "--max-samples", "2", "--url", prom.writeURL(), st}
+	otlp := []string{"tgpush", "--once", "--protocol", "otlp", "--label", "host=b", "--max-samples", "2", "--url", prom.base() + "/api/v1/otlp/v1/metrics", st}
+	// A cron job: each run reads what the log gained and pushes; after
+	// the first, the log gains only lines that are no Apache line, so
+	// each later run seals nothing and ends with its drops alone: a
+	// marker-only group, the k-th after the last bucket.
+	drops := []int{0, 3, 2, 4}
+	for i, n := range drops {
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			fmt.Fprintln(f, "a line that is no Apache line")
+		}
+		f.Close()
+		mustRun(t, dir, "feed", "-q", "--cursor", "feed.cursor", log, "--", "tally", "--run", st)
+		mustRun(t, dir, counters...)
+		mustRun(t, dir, otlp...)
+		if i > 0 && !strings.Contains(string(readFile(t, filepath.Join(st, "tape"))), fmt.Sprintf("count=%d reason=format\nend ", n)) {
+			t.Fatalf("run %d: the tape does not end with its !drop of %d and an end record", i, n)
+		}
+	}
+	var inBuckets float64
+	for _, b := range want {
+		inBuckets += b["timbertally_dropped_entries_total{reason=format}"]
+	}
+	total := inBuckets + 9
+	// Counters: the newest total is every drop, and the marker-only runs'
+	// totals are at 1, 2 and 3 ms after the last bucket's last millisecond.
+	starts := sortedBuckets(want)
+	last := starts[len(starts)-1]*1000 + int64(shapesWidth/time.Millisecond) - 1
+	var got []string
+	for _, s := range prom.samples("", "") {
+		if strings.Contains(s, "\ttimbertally_dropped_entries_total\thost=a,") {
+			got = append(got, s)
+		}
+	}
+	for k, v := range []float64{inBuckets + 3, inBuckets + 5, total} {
+		at := time.UnixMilli(last + int64(k) + 1).UTC().Format(stampFormat)
+		if w := at + "\ttimbertally_dropped_entries_total\thost=a,reason=format\t" + strconv.FormatFloat(v, 'f', -1, 64); !slices.Contains(got, w) {
+			t.Errorf("no %q among the counters' drops:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	// OTLP: the delta points add up to every drop, each once.
+	end := time.UnixMilli(last + 1 + 10)
+	sum := prom.instantAt(`sum(sum_over_time(timbertally_dropped_entries_total{host="b"}[1h]))`, end)
+	if sum["{}"] != total {
+		t.Errorf("OTLP: the drops' points add up to %v, want %v", sum, total)
+	}
+	points := 3.0 // the three runs', a millisecond each after the bucket's end
+	if want[starts[len(starts)-1]]["timbertally_dropped_entries_total{reason=format}"] > 0 {
+		points++ // and the last bucket's own
+	}
+	n := prom.instantAt(`count_over_time(timbertally_dropped_entries_total{host="b"}[2s])`, end)
+	if len(n) != 1 || n["{host=b,reason=format}"] != points {
+		t.Errorf("OTLP: %v points of the drops within 2 s of the last bucket's end, want %v", n, points)
+	}
+	t.Logf("%v drops, %v of them in runs that sealed nothing, in both shapes", total, 9)
+}
