@@ -92,3 +92,31 @@ func TestCountersByOTLPAndAnUnknownProtocolAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCountersFromEndOrATimeGoOnFromTheTotalsOfTheWholeTape(t *testing.T) {
+	next := "2026-12-01T10:36:00Z requests{status=\"200\"} 1\nseal 2026-12-01T10:36:00Z width=10s entries=1 at=web:1400\n"
+	s := func(series string, ms int64, v float64) string {
+		return fmt.Sprintf("__name__=%s %d %v", series, ms, v)
+	}
+	const b4 = b3 + 10000
+	// --from end: nothing of the tape is sent, the next bucket's totals
+	// count it; no zero before series the tape had already.
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	if code, stderr := tgpush(context.Background(), "--once", "--counters", "--from", "end", "--url", f.url(), dir); code != 0 || len(f.got()) != 0 {
+		t.Fatalf("exit %d: %s; sent %v", code, stderr, f.got())
+	}
+	appendTape(t, dir, next)
+	if code, stderr := tgpush(context.Background(), "--once", "--counters", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), []string{s("requests_total,status=200", b4, 12), s("timbertally_entries_total", b4, 18), s("timbertally_late_entries_total", b4, 2)})
+
+	// --from TIME: the buckets before it are read, not sent.
+	f = newFake(t, nil)
+	dir = store(t, threeGroups)
+	if code, stderr := tgpush(context.Background(), "--once", "--counters", "--from", "2026-12-01T10:35:50Z", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), []string{s("requests_total,status=500", b2, 0), s("requests_total,status=500", b3, 2), s("timbertally_entries_total", b3, 17), s("timbertally_late_entries_total", b3, 2)})
+}
