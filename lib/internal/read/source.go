@@ -3,12 +3,13 @@ package read
 import (
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/tape"
@@ -124,7 +125,7 @@ func unreadable(name string, err error) error {
 	if st, ok := tallystore.OfTape(name); ok {
 		dir = st.Dir
 	}
-	return fmt.Errorf("tgread: %s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", name, err, dir, tape.Remake(dir))
+	return fmt.Errorf("tgread: %s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", name, err, dir, tallystore.RemakeOf(dir))
 }
 
 // noteLater says, once per kind, that the tape name has records of a kind
