@@ -79,7 +79,7 @@ func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) erro
 		return unreadable(src.tape, err)
 	}
 	if res.Torn && src.name != "-" {
-		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or the store's next run under feed (feed --cursor FILE STORE... -- tally --run DIR, as before) repairs it\n", src.tape)
+		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or the store's next run under feed (%s) repairs it\n", src.tape, resumeText(src.tape))
 	}
 	if res.Sealed {
 		noteUnsealed(stderr, src.tape, dropUnsealed(res, func(start int64) bool { _, ok := res.Seals[start]; return ok }))
@@ -109,8 +109,18 @@ func dropUnsealed(res *tape.Resolved, sealed func(int64) bool) int {
 // noteUnsealed says that n series lines without a seal were left out.
 func noteUnsealed(stderr io.Writer, name string, n int) {
 	if n > 0 {
-		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (the store's next run under feed, feed --cursor FILE STORE... -- tally --run DIR as before, repairs it; tgcheck says more)\n", name, n)
+		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (the store's next run under feed, %s, repairs it; tgcheck says more)\n", name, n, resumeText(name))
 	}
+}
+
+// resumeText is the next run under feed of the tally store whose tape is
+// the file path, naming the cursor and stores its bindings recorded.
+func resumeText(path string) string {
+	l, ok := tallystore.OfTape(path)
+	if !ok {
+		return "feed --cursor FILE STORE... -- tally --run DIR as before"
+	}
+	return tallystore.RemakeOf(l.Dir).ResumeText()
 }
 
 // unreadable explains why the tape name could not be read: a line that is

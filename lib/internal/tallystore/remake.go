@@ -97,6 +97,15 @@ func (r Remake) Replay() []string {
 	return append(argv, "--", "tally", "--run", r.Dir)
 }
 
+// ResumeText spells the store's next run under feed, which repairs a
+// torn tail: the replay without --reset (feed resumes from the cursor).
+func (r Remake) ResumeText() string {
+	if r.Feed != nil {
+		return shell.Join(slices.DeleteFunc(slices.Clone(r.Feed), func(w string) bool { return w == "--reset" }))
+	}
+	return strings.Replace(r.ReplayText(), "feed --reset ", "feed ", 1)
+}
+
 // String spells the two steps as a message advises them.
 func (r Remake) String() string {
 	var b strings.Builder
