@@ -177,7 +177,10 @@ type options struct {
 // commands to run: the stores are the --against ones as the operator
 // named them (else those the bindings recorded), the cursor the one feed
 // last named to the store (tallystore.RemakeOf).
-func (o *options) rederive() string {
+func (o *options) rederive() string { return o.remake().String() }
+
+// remake is rederive as a value.
+func (o *options) remake() tallystore.Remake {
 	r := tallystore.RemakeOf(o.dir)
 	if len(o.against) > 0 {
 		r.Stores = make([]string, len(o.against))
@@ -185,7 +188,7 @@ func (o *options) rederive() string {
 			r.Stores[i] = store.Spec{ID: in.ID, History: in.History, Path: in.Path}.String()
 		}
 	}
-	return r.String()
+	return r
 }
 
 func parseOptions(c *cli.Context) (*options, error) {
@@ -238,7 +241,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	s, err := load(o.dir)
 	if tape.Damaged(err) {
-		return false, false, fmt.Errorf("%v; it is not a record, so the tape was damaged or not written by tally: re-make it from its logs, %s", err, o.rederive())
+		return false, false, &tallystore.RemakeError{What: fmt.Sprintf("%v; it is not a record, so the tape was damaged or not written by tally: re-make it from its logs, ", err), Fix: o.remake(), Err: err}
 	}
 	if err != nil {
 		return false, false, err

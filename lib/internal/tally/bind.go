@@ -53,11 +53,6 @@ func (b *bindings) named(r tallystore.Remake, decl []declared) {
 	}
 }
 
-// rederive is the complete remedy for a tape that must be counted again
-// from the stores: both steps, in order, naming this run's cursor and
-// stores when feed said them (tallystore.Remake, which every reader that
-// stops at a damaged tape advises too).
-func (b *bindings) rederive() string { return b.remake.String() }
 
 // checkSize refuses a tape shorter (once its torn tail is cut) than when
 // a run last ended, unless every store is replayed from 0: which entries
@@ -69,8 +64,8 @@ func (b *bindings) checkSize(dir string, size int64, torn int, decl []declared) 
 	}
 	for _, s := range decl {
 		if s.pos > 0 {
-			return fmt.Errorf("the tape of %s is %d bytes once its torn tail (%d bytes) is cut, shorter than the %d it was when its last run ended: records were cut from it (by hand, or a restore of an older copy), and store %s resumes at %d, past entries they may have held, which would not be replayed but lost. Nothing was written. Replay every store from 0 into it, feed --reset with the same stores (what the tape still holds is recognised, not counted again), or re-derive: %s",
-				dir, size, torn, b.Size, s.id, s.pos, b.rederive())
+			return &tallystore.RemakeError{What: fmt.Sprintf("the tape of %s is %d bytes once its torn tail (%d bytes) is cut, shorter than the %d it was when its last run ended: records were cut from it (by hand, or a restore of an older copy), and store %s resumes at %d, past entries they may have held, which would not be replayed but lost. Nothing was written. Replay every store from 0 into it, feed --reset with the same stores (what the tape still holds is recognised, not counted again), or re-derive: ",
+				dir, size, torn, b.Size, s.id, s.pos), Fix: b.remake}
 		}
 	}
 	return nil
@@ -136,8 +131,8 @@ func twinNote(dir, id, other string, counted bool) string {
 func (b *bindings) checkDoc(dir string, text []byte, tapeSize int64) error {
 	crc := docCRC(text)
 	if b.HasDoc && b.Doc != crc && tapeSize > 0 {
-		return fmt.Errorf("%s is not the document the tape of %s was begun with (CRC-32 %08x, now %08x): it was edited since, and counting on with it would put two documents' buckets on one tape. Nothing was written. Put the document back as it was, or, to count with the edited one, re-derive: %s",
-			tallystore.At(dir).Document(), dir, b.Doc, crc, b.rederive())
+		return &tallystore.RemakeError{What: fmt.Sprintf("%s is not the document the tape of %s was begun with (CRC-32 %08x, now %08x): it was edited since, and counting on with it would put two documents' buckets on one tape. Nothing was written. Put the document back as it was, or, to count with the edited one, re-derive: ",
+			tallystore.At(dir).Document(), dir, b.Doc, crc), Fix: b.remake}
 	}
 	b.Doc, b.HasDoc = crc, true
 	return nil
@@ -153,16 +148,17 @@ func (b *bindings) checkStore(dir string, s declared, frontier int64, torn int) 
 		if torn > 0 {
 			why = fmt.Sprintf("the tape's tail was cut (%d bytes of a torn record group: truncated, edited, or a crash), or the cursor belongs to another tally store", torn)
 		}
-		return fmt.Errorf("store %s resumes at position %d (feed's cursor), but the tape of %s accounts for it only up to %d: the entries between would never be counted (%s). Nothing was written. If the cursor is this store's, re-derive: %s; if it belongs to another tally store, give this one a cursor of its own: feed --cursor NEWFILE with the same stores, -- tally --run %s",
-			s.id, s.pos, dir, reach, strings.ReplaceAll(why, "DIR", dir), b.rederive(), dir)
+		return &tallystore.RemakeError{What: fmt.Sprintf("store %s resumes at position %d (feed's cursor), but the tape of %s accounts for it only up to %d: the entries between would never be counted (%s). Nothing was written. If the cursor is this store's, re-derive: ",
+			s.id, s.pos, dir, reach, strings.ReplaceAll(why, "DIR", dir)), Fix: b.remake,
+			Then: fmt.Sprintf("; if it belongs to another tally store, give this one a cursor of its own: feed --cursor NEWFILE with the same stores, -- tally --run %s", dir)}
 	}
 	if !s.gen.Known || s.gen.SigLen == 0 {
 		return nil
 	}
 	old := b.Find(s.id, s.gen.Base)
 	if old != nil && s.pos < reach && old.Gen.SigLen == s.gen.SigLen && old.Gen.Sig != s.gen.Sig {
-		return fmt.Errorf("store %s: the content feed is about to deliver from position %d is not what the tape of %s counted at those positions (the first %d bytes of its generation at %d differ: CRC-32 %08x on the tape, %08x now): the file was truncated in place (copytruncate), replaced or rotated while feed was down, and its new lines would be lost among positions the tape already holds. Nothing was written. To count the new content beside what the tape holds, name the file under a new store id (%s.2=PATH) and run feed without --reset; to count the tape again from what the files hold now, re-derive: %s",
-			s.id, s.pos, dir, old.Gen.SigLen, old.Gen.Base, old.Gen.Sig, s.gen.Sig, s.id, b.rederive())
+		return &tallystore.RemakeError{What: fmt.Sprintf("store %s: the content feed is about to deliver from position %d is not what the tape of %s counted at those positions (the first %d bytes of its generation at %d differ: CRC-32 %08x on the tape, %08x now): the file was truncated in place (copytruncate), replaced or rotated while feed was down, and its new lines would be lost among positions the tape already holds. Nothing was written. To count the new content beside what the tape holds, name the file under a new store id (%s.2=PATH) and run feed without --reset; to count the tape again from what the files hold now, re-derive: ",
+			s.id, s.pos, dir, old.Gen.SigLen, old.Gen.Base, old.Gen.Sig, s.gen.Sig, s.id), Fix: b.remake}
 	}
 	switch {
 	case old == nil:

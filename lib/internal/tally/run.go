@@ -167,7 +167,7 @@ func unreadable(r tallystore.Remake, what string, err error) error {
 	if !errors.As(err, &damaged) {
 		return fmt.Errorf("cannot read the tape of %s%s: %w", r.Dir, what, err)
 	}
-	return fmt.Errorf("cannot read the tape of %s%s: %w; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", r.Dir, what, err, r.Dir, r)
+	return &tallystore.RemakeError{What: fmt.Sprintf("cannot read the tape of %s%s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, ", r.Dir, what, err, r.Dir), Fix: r, Err: err}
 }
 
 // remake is the tally store's re-derivation as this run names it: the
@@ -196,8 +196,8 @@ func checkWidth(r tallystore.Remake, width, sealed time.Duration) error {
 	if sealed == 0 || sealed == width {
 		return nil
 	}
-	return fmt.Errorf("%s has window %s, but the tape of %s holds buckets %s wide: the document was edited since the tape was begun, and counting on with it would put buckets of two widths on one tape. Nothing was written. Put the document's window back to %s, or, to count with the edited one, re-derive: %s",
-		tallystore.At(r.Dir).Document(), width, r.Dir, sealed, sealed, r)
+	return &tallystore.RemakeError{What: fmt.Sprintf("%s has window %s, but the tape of %s holds buckets %s wide: the document was edited since the tape was begun, and counting on with it would put buckets of two widths on one tape. Nothing was written. Put the document's window back to %s, or, to count with the edited one, re-derive: ",
+		tallystore.At(r.Dir).Document(), width, r.Dir, sealed, sealed), Fix: r}
 }
 
 // check reads what the tape at tp already accounts for (the tail a replay

@@ -29,6 +29,22 @@ type Remake struct {
 	Stores []string
 }
 
+// RemakeError is an error whose fix is a Remake, carried as a value:
+// what happened (What, which ends where the fix begins), the fix, and
+// what the message says after it (Then). Error renders it as one
+// sentence; a caller that knows more of the run (its cursor, its
+// stores) may complete Fix first.
+type RemakeError struct {
+	What string
+	Fix  Remake
+	Then string
+	Err  error // the cause, when there is one
+}
+
+func (e *RemakeError) Error() string { return e.What + e.Fix.String() + e.Then }
+
+func (e *RemakeError) Unwrap() error { return e.Err }
+
 // RemakeOf is the remake of the tally store dir, naming the cursor and
 // stores its bindings recorded of the last run (Bindings.Cursor, Specs),
 // placeholders for what they do not say.
