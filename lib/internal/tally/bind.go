@@ -53,7 +53,6 @@ func (b *bindings) named(r tallystore.Remake, decl []declared) {
 	}
 }
 
-
 // checkSize refuses a tape shorter (once its torn tail is cut) than when
 // a run last ended, unless every store is replayed from 0: which entries
 // the records cut from it held, and so whether feed's cursor is before
