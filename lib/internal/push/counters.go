@@ -8,6 +8,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/doc"
+	"github.com/timbertally/timbertally/lib/internal/shell"
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
@@ -163,7 +164,7 @@ func (p *pusher) readBefore() error {
 		}
 		rec, err := tape.ParseOrLater(line)
 		if err != nil {
-			return fmt.Errorf("tgpush: reading %s before the cursor for the running totals: %v; tgcheck --scan %s names the damage", p.fl.path, err, shellWord(p.o.Dir))
+			return fmt.Errorf("tgpush: reading %s before the cursor for the running totals: %v; tgcheck --scan %s names the damage", p.fl.path, err, shell.Quote(p.o.Dir))
 		}
 		if rec.Kind == tape.Later {
 			continue

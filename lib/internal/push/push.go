@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/shell"
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/internal/command"
@@ -544,7 +546,7 @@ func (p *pusher) orderError(b *batch, where, text string) error {
 	// The cursor is past the last bucket pushed, so a group at or before
 	// it is the tape's own: a second group for a bucket it sealed already.
 	if at := b.groups[0].at; p.cur.Offset > 0 && at <= p.cur.Bucket {
-		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shell.Quote(p.o.Dir))
 	}
 	other := "another store pushes the same series (give each its own --label, such as host=…)"
 	if len(p.o.Labels) > 0 {
@@ -590,7 +592,7 @@ func (p *pusher) resumeAdvice() string {
 	base.Path, base.RawQuery = "", ""
 	rm := ""
 	if _, err := os.Stat(p.o.Cursor); err == nil { // a first run's --from saved it
-		rm = "rm " + shellWord(p.o.Cursor) + " && "
+		rm = "rm " + shell.Quote(p.o.Cursor) + " && "
 	}
 	pushFlags := flags
 	if sends := p.shape.sends(); sends != SendsBuckets {
@@ -600,11 +602,11 @@ func (p *pusher) resumeAdvice() string {
 		pushFlags = " --once" + pushFlags
 	}
 	if p.o.Cursor != DefaultCursor(p.o.Dir, p.o.URL.String()) {
-		pushFlags = " --cursor " + shellWord(p.o.Cursor) + pushFlags
+		pushFlags = " --cursor " + shell.Quote(p.o.Cursor) + pushFlags
 	}
 	curl := rm + fmt.Sprintf(`T=$(curl -s %s --data-urlencode %s | sed -n 's/.*"value":\[[^,]*,"\([0-9.]*\)".*/\1/p') && tgpush --from "$(date -u -d "@$T" +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ)" --url %s%s %s`,
-		shellWord(redacted(&base)+"/api/v1/query"), shellWord("query="+query), shellWord(redacted(p.o.URL)), pushFlags, shellWord(p.o.Dir))
-	check := fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by", redacted(&base), flags, shellWord(p.o.Dir))
+		shell.Quote(redacted(&base)+"/api/v1/query"), shell.Quote("query="+query), shell.Quote(redacted(p.o.URL)), pushFlags, shell.Quote(p.o.Dir))
+	check := fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by", redacted(&base), flags, shell.Quote(p.o.Dir))
 	if p.shape.sends() != SendsBuckets { // tgcheck --receiver reads the buckets' shape only
 		check = "By"
 	}
@@ -622,10 +624,10 @@ func (p *pusher) backfillError(b *batch, where, text string) error {
 	}
 	var labels strings.Builder
 	for _, l := range p.o.Labels {
-		labels.WriteString(" --label " + shellWord(l.Name+"="+l.Value))
+		labels.WriteString(" --label " + shell.Quote(l.Name+"="+l.Value))
 	}
 	return fmt.Errorf("tgpush: the receiver refused %s: %s; the samples are older than it takes: backfill those buckets another way (tgread --format openmetrics --from %s --to T%s %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes",
-		where, text, timeText(b.groups[0].at), labels.String(), shellWord(p.o.Dir), restart)
+		where, text, timeText(b.groups[0].at), labels.String(), shell.Quote(p.o.Dir), restart)
 }
 
 // httpURL is --url with http:// for https://, redacted.
@@ -633,15 +635,6 @@ func httpURL(u *url.URL) string {
 	c := *u
 	c.Scheme = "http"
 	return redacted(&c)
-}
-
-// shellWord quotes s for a shell when it needs it, so that an advised
-// command runs as written.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // credentialFix names the flags that give the credentials tgpush sent.

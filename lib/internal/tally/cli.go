@@ -34,12 +34,13 @@ package tally
 import (
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/command"
 	"github.com/timbertally/timbertally/lib/internal/doc"
@@ -146,7 +147,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 	}
 	moved, err := tallystore.Provision(args[0], d, c.Bool("replace"), time.Now())
 	if moved != "" {
-		note("moved the old tape aside to %s; re-derive the new one with feed --reset, the cursor and stores as before: feed --reset --cursor FILE STORE... -- tally --run %s", moved, args[0])
+		note("moved the old tape aside to %s; re-derive the new one with feed --reset, the cursor and stores as before: %s", moved, tallystore.RemakeReplaced(args[0], moved).ReplayText())
 	}
 	return err
 }
