@@ -4,8 +4,8 @@
 // cumulative classic histogram, min and max gauges of the newest sealed
 // bucket, and the data-quality counts (entries, late, dropped by reason,
 // capped by metric) counters too. It is the one owner of that computation:
-// tgserve serves its totals for scrape (Each), and tgpush --counters is to
-// send them (Samples: each seal's changed totals at the bucket's last
+// tgserve serves its totals for scrape (Each), and tgpush --counters sends
+// them (SamplesAt: each seal's changed totals at the bucket's last
 // millisecond, a zero before a series' first).
 //
 // Totals is fed a tape's records in tape order (Add) and folds a group
