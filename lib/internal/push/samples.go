@@ -60,27 +60,18 @@ func (b *batch) add(g Group, at, ms int64) {
 	if g.sealed() {
 		b.sample(EntriesMetric, nil, float64(g.Seal.Entries), ms)
 	}
-	var late float64
-	dropped := map[string]float64{}
-	capped := map[string]float64{}
-	for _, m := range g.Markers {
-		switch m.Kind {
-		case tape.Late:
-			late += float64(m.Count)
-		case tape.Drop:
-			dropped[m.Reason] += float64(m.Count)
-		case tape.Cap:
-			capped[m.Metric] += float64(m.Count)
-		}
+	var marks tape.MarkerCounts
+	for i := range g.Markers {
+		marks.Add(&g.Markers[i])
 	}
-	if g.sealed() || late > 0 {
-		b.sample(LateMetric, nil, late, ms)
+	if g.sealed() || marks.Late > 0 {
+		b.sample(LateMetric, nil, float64(marks.Late), ms)
 	}
-	for _, r := range slices.Sorted(maps.Keys(dropped)) {
-		b.sample(DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, dropped[r], ms)
+	for _, r := range slices.Sorted(maps.Keys(marks.Dropped)) {
+		b.sample(DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, float64(marks.Dropped[r]), ms)
 	}
-	for _, m := range slices.Sorted(maps.Keys(capped)) {
-		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, capped[m], ms)
+	for _, m := range slices.Sorted(maps.Keys(marks.Capped)) {
+		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, float64(marks.Capped[m]), ms)
 	}
 	b.groups = append(b.groups, placed{g, at, true})
 }
