@@ -55,6 +55,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 )
@@ -170,12 +171,21 @@ func New(d *doc.Doc) (*Extractor, error) {
 	case doc.JSON:
 		x.keys = &keyNode{index: -1, field: -1}
 		for i, n := range x.names[:x.ownFields()] {
-			x.keys.addPath(d.KeyPath(n), i)
+			keys, err := doc.SplitKeyPath(d.KeyPath(n))
+			if err != nil {
+				return nil, fmt.Errorf("extract: document %s: field %s: %v", d.Name, n, err)
+			}
+			x.keys.addPath(keys, i)
 		}
 	case doc.Logfmt:
 		for i, n := range x.names[:x.ownFields()] {
-			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(d.KeyPath(n)), field: i})
-			x.lkeyLens |= keyLenBit(len(d.KeyPath(n)))
+			keys, err := doc.SplitKeyPath(d.KeyPath(n))
+			if err != nil {
+				return nil, fmt.Errorf("extract: document %s: field %s: %v", d.Name, n, err)
+			}
+			key := strings.Join(keys, ".") // one logfmt key, a '.' in it as written
+			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(key), field: i})
+			x.lkeyLens |= keyLenBit(len(key))
 		}
 	}
 	for _, a := range d.Aliases() {
