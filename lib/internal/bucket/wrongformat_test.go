@@ -42,16 +42,16 @@ func TestAStoreEndingWithMostOfItsEntriesDroppedGetsANote(t *testing.T) {
 	}
 	r.End(st)
 	notes := r.FormatNotes()
-	if len(notes) != 1 || !strings.Contains(notes[0], "store a: 2 of its 3 entries in this run were dropped (more than 50%)") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "store a: 2 of its 3 entries in this run were dropped (10% or more") {
 		t.Fatalf("notes = %q", notes)
 	}
 	_ = pos
 	r2 := newRoller(t, "5s", 100, nil)
 	st = r2.AddStore("b", 0)
-	feedLines(r2, st, 0, "100 200 1", "junk", "101 200 1")
+	feedLines(r2, st, 0, "100 200 1", "101 200 1", "102 200 1", "103 200 1", "104 200 1", "105 200 1", "106 200 1", "107 200 1", "108 200 1", "109 200 1", "junk")
 	r2.End(st)
 	if notes := r2.FormatNotes(); len(notes) != 0 {
-		t.Errorf("a note for a store with a third dropped: %q", notes)
+		t.Errorf("a note for a store with one in eleven dropped (under a tenth): %q", notes)
 	}
 	r3 := newRoller(t, "5s", 100, nil)
 	st = r3.AddStore("c", 0)
@@ -71,4 +71,21 @@ func TestRollerEntryAllocatesNothingPerDroppedEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	noAllocsPerEntry(t, d, `{"level":"info","ts":1791640536,"msg":"handled request"}`)
+}
+
+// A run that follows and never ends gets the share note once it has seen
+// ShareEntries entries, exactly half of them dropped (a second format
+// written into the same file), not only at its end or above half.
+func TestAFollowedStoreWithHalfItsEntriesDroppedGetsTheShareNoteWithoutEnding(t *testing.T) {
+	r := newRoller(t, "5s", 100, nil)
+	st := r.AddStore("mixed", 0)
+	var lines []string
+	for i := range ShareEntries / 2 {
+		lines = append(lines, fmt.Sprintf("%d 200 1", 100+i%50), "Dec  1 21:14:10 host sshd[1]: hello")
+	}
+	feedLines(r, st, 0, lines...)
+	notes := r.FormatNotes()
+	if len(notes) != 1 || !strings.Contains(notes[0], fmt.Sprintf("store mixed: %d of its %d entries in this run were dropped (10%% or more: a second format in the file", ShareEntries/2, ShareEntries)) {
+		t.Fatalf("notes = %q", notes)
+	}
 }

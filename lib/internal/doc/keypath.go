@@ -27,7 +27,7 @@ func SplitKeyPath(path string) ([]string, error) {
 			key.WriteByte(path[i+1])
 			i++
 		case c == '\\':
-			return nil, errors.New(`in a key path, a '\' is written \\ and a '.' inside a key \.`)
+			return nil, errors.New(`in a key path, a dot inside a key is written \. and a backslash \\`)
 		case c == '.':
 			keys = append(keys, key.String())
 			key.Reset()
