@@ -56,12 +56,15 @@ func FuzzParseHeader(f *testing.F) {
 		"end id=web1",
 		"rotate id=web1 generation=2",
 		"batch id=a offset=0 end=2 entries=0",
+		"feed v=1 cursor=/var/lib/feed/my%20cursor",
+		"store id=web offset=0 spec=web=/var/log/a.log.1,/var/log/a%25.log",
+		"store id=web offset=0 spec=%2",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		h, err := ParseHeader(line)
-		checkOutlivesItsLine(t, line, err, h.V, h.ID, h.Reason, h.From)
+		checkOutlivesItsLine(t, line, err, h.V, h.ID, h.Reason, h.From, h.Cursor, h.Spec)
 		if err != nil {
 			return
 		}
@@ -73,9 +76,9 @@ func FuzzParseHeader(f *testing.F) {
 			if h.V != Version {
 				return // another version: a consumer refuses it, feed never writes it
 			}
-			back = AppendHello(nil, h.Window)
+			back = AppendHeader(nil, h)
 		case KindStore:
-			back = AppendStoreFrom(nil, h.ID, h.Offset, h.Gen, h.From)
+			back = AppendHeader(nil, h)
 		case KindBatch:
 			back = AppendBatch(nil, h.ID, h.Offset, h.End, h.Entries)
 		case KindSkip:
@@ -119,4 +122,20 @@ func checkOutlivesItsLine(t *testing.T, line []byte, err error, strs ...string) 
 			t.Fatalf("a string parsed from %q changed when its line was overwritten: %q, then %q", orig, before[i], s)
 		}
 	}
+}
+
+func FuzzTextReadsBackAsWritten(f *testing.F) {
+	for _, s := range []string{"", "/var/log/a b.log", "100%", "tab\there\nnewline", "é/ü", "%41"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := string(AppendText(nil, s))
+		if strings.ContainsAny(v, " \n\t\r") {
+			t.Fatalf("AppendText(%q) = %q holds a byte a value cannot", s, v)
+		}
+		back, err := ParseText(v)
+		if err != nil || back != s {
+			t.Fatalf("AppendText(%q) = %q, read back as %q, %v", s, v, back, err)
+		}
+	})
 }

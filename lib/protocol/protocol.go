@@ -39,8 +39,8 @@ type Kind int
 // does not know; a consumer ignores it.
 const (
 	KindUnknown Kind = iota
-	KindHello        // feed v=1 [window=]
-	KindStore        // store id= offset= [gen= sig= siglen=] [from=]
+	KindHello        // feed v=1 [window=] [cursor=]
+	KindStore        // store id= offset= [gen= sig= siglen=] [from=] [spec=]
 	KindBatch        // batch id= offset= end= entries=
 	KindSkip         // skip id= offset= end= reason=
 	KindIdle         // idle id= quiet=
@@ -60,6 +60,8 @@ type Header struct {
 	Window  int64  // KindHello: the most bytes of a store's batches feed keeps in flight when asked; 0: one batch
 	Gen     Gen    // KindStore: the generation holding the resume position, when given
 	From    string // KindStore: where the resume position came from (FromCursor, ...), "" when not said
+	Cursor  string // KindHello: the path of feed's cursor file (absolute), "" when not said (no --cursor, or an older feed)
+	Spec    string // KindStore: how the store was named on feed's command line (ID=GEN1,…,PATH, paths absolute), "" when not said
 }
 
 // Gen is a store generation's identity on a store line: the position of its
@@ -139,11 +141,11 @@ func ParseHeader(line []byte) (Header, error) {
 		h.Kind = KindHello
 		h.V, err = kv.str("v")
 		if err == nil {
-			err = kv.optNum("window", &h.Window)
+			err = cmp.Or(kv.optNum("window", &h.Window), kv.text("cursor", &h.Cursor))
 		}
 	case "store":
 		h.Kind = KindStore
-		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.gen(&h.Gen), kv.opt("from", &h.From))
+		err = cmp.Or(kv.id(&h.ID), kv.num("offset", &h.Offset), kv.gen(&h.Gen), kv.opt("from", &h.From), kv.text("spec", &h.Spec))
 	case "batch":
 		h.Kind = KindBatch
 		var n int64
@@ -213,37 +215,61 @@ func ParseReport(line []byte) (Report, error) {
 
 // AppendHello appends "feed v=1\n", with window= when window > 0.
 func AppendHello(b []byte, window int64) []byte {
-	b = append(b, "feed v="+Version...)
-	if window > 0 {
-		b = AppendNum(b, " window=", window)
-	}
-	return append(b, '\n')
+	return AppendHeader(b, Header{Kind: KindHello, Window: window})
 }
 
 // AppendStore appends a store line.
 func AppendStore(b []byte, id string, offset int64) []byte {
-	b = append(b, "store id="...)
-	b = append(b, id...)
-	b = AppendNum(b, " offset=", offset)
-	return append(b, '\n')
+	return AppendHeader(b, Header{Kind: KindStore, ID: id, Offset: offset})
 }
 
 // AppendStoreFrom appends a store line that also gives the generation
 // holding the resume position and where that position came from.
 func AppendStoreFrom(b []byte, id string, offset int64, g Gen, from string) []byte {
-	b = AppendStore(b, id, offset)
-	b = b[:len(b)-1]
-	if g.Known {
-		b = AppendNum(b, " gen=", g.Base)
-		b = append(b, " sig="...)
-		b = fmt.Appendf(b, "%08x", g.Sig)
-		b = AppendNum(b, " siglen=", int64(g.SigLen))
-	}
-	if from != "" {
-		b = append(b, " from="...)
-		b = append(b, from...)
+	return AppendHeader(b, Header{Kind: KindStore, ID: id, Offset: offset, Gen: g, From: from})
+}
+
+// AppendHeader appends the feed line (KindHello) or store line
+// (KindStore) h, each optional word only when h has it: the lines with
+// words a consumer may not know, whose every field ParseHeader reads back.
+// Other kinds have their own appenders (AppendBatch, ...); it panics on
+// them.
+func AppendHeader(b []byte, h Header) []byte {
+	switch h.Kind {
+	case KindHello:
+		b = append(b, "feed v="+Version...)
+		if h.Window > 0 {
+			b = AppendNum(b, " window=", h.Window)
+		}
+		b = appendText(b, " cursor=", h.Cursor)
+	case KindStore:
+		b = append(b, "store id="...)
+		b = append(b, h.ID...)
+		b = AppendNum(b, " offset=", h.Offset)
+		if h.Gen.Known {
+			b = AppendNum(b, " gen=", h.Gen.Base)
+			b = append(b, " sig="...)
+			b = fmt.Appendf(b, "%08x", h.Gen.Sig)
+			b = AppendNum(b, " siglen=", int64(h.Gen.SigLen))
+		}
+		if h.From != "" {
+			b = append(b, " from="...)
+			b = append(b, h.From...)
+		}
+		b = appendText(b, " spec=", h.Spec)
+	default:
+		panic("protocol: AppendHeader of a line without optional words")
 	}
 	return append(b, '\n')
+}
+
+// appendText appends key (with its leading space and '=') and v as
+// AppendText spells it, when v is not empty.
+func appendText(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return AppendText(append(b, key...), v)
 }
 
 // AppendBatch appends a batch header; the caller appends the entries.
@@ -347,6 +373,23 @@ func (kv *fields) opt(k string, dst *string) error {
 		return nil
 	}
 	return kv.word(k, dst)
+}
+
+// text reads the value of k as ParseText spells it, when the line has it.
+func (kv *fields) text(k string, dst *string) error {
+	v, ok := kv.get(k)
+	if !ok {
+		return nil
+	}
+	t, err := ParseText(v)
+	if err == nil && t == "" {
+		err = errors.New("it is empty")
+	}
+	if err != nil {
+		return fmt.Errorf("%s=%q: %w", k, v, err)
+	}
+	*dst = strings.Clone(t) // t may alias the line (see split)
+	return nil
 }
 
 // gen reads a store line's generation: gen= sig= siglen=, all or none.

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -260,5 +261,26 @@ func TestWordsAreSplitAsTheProtocolSplitsAndWantChecksKeysAndOrder(t *testing.T)
 	}
 	if got := string(AppendNum([]byte("batch"), " end=", 30)); got != "batch end=30" {
 		t.Errorf("%q", got)
+	}
+}
+
+func TestTheCursorAndAStoresSpecTravelAsTextAndReadBackExactly(t *testing.T) {
+	hello := Header{Kind: KindHello, V: Version, Window: 4096, Cursor: "/srv/my logs/100%.cursor"}
+	store := Header{Kind: KindStore, ID: "web", Offset: 7, From: FromCursor, Spec: "web=/srv/my logs/a.log.1,/srv/my logs/a.log"}
+	for _, h := range []Header{hello, store} {
+		line := AppendHeader(nil, h)
+		if bytes.Count(line, []byte(" ")) != bytes.Count(line, []byte("=")) && h.Kind == KindHello {
+			t.Errorf("%q: a space inside a value", line)
+		}
+		got, err := ParseHeader(line[:len(line)-1])
+		if err != nil || got != h {
+			t.Errorf("%q parsed to %+v, %v; want %+v", line, got, err, h)
+		}
+	}
+	if got := string(AppendHeader(nil, hello)); got != "feed v=1 window=4096 cursor=/srv/my%20logs/100%25.cursor\n" {
+		t.Errorf("hello = %q", got)
+	}
+	if _, err := ParseHeader([]byte("feed v=1 cursor=%zz")); err == nil {
+		t.Error("a cursor= that is not AppendText's spelling was taken")
 	}
 }

@@ -143,3 +143,42 @@ func AppendNum(b []byte, key string, n int64) []byte {
 	b = append(b, key...)
 	return strconv.AppendInt(b, n, 10)
 }
+
+// AppendText appends s, any text (a path, a command-line word), as a
+// value: a byte a value cannot hold (a control byte, space, DEL) and '%'
+// itself are written as %XX (two upper-case hex digits), every other byte
+// as it is, so that a path reads as itself in the common case and
+// ParseText gives back exactly s.
+func AppendText(b []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == 0x7f || c == '%' {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// ParseText reads a value AppendText wrote. A '%' not followed by two hex
+// digits is an error: the value was not written by AppendText.
+func ParseText(v string) (string, error) {
+	if !strings.Contains(v, "%") {
+		return v, nil
+	}
+	out := make([]byte, 0, len(v))
+	for i := 0; i < len(v); i++ {
+		if v[i] != '%' {
+			out = append(out, v[i])
+			continue
+		}
+		n, err := strconv.ParseUint(v[i+1:min(i+3, len(v))], 16, 8)
+		if err != nil || i+3 > len(v) {
+			return "", fmt.Errorf("%%%s is not %%XX", v[i+1:min(i+3, len(v))])
+		}
+		out = append(out, byte(n))
+		i += 2
+	}
+	return string(out), nil
+}

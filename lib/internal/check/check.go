@@ -39,9 +39,10 @@ package check
 import (
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"math"
 	"os"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/command"
 	"github.com/timbertally/timbertally/lib/internal/doc"

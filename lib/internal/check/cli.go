@@ -3,16 +3,15 @@ package check
 import (
 	"cmp"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 	"maps"
 	"os"
 	"slices"
-	"strings"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/command"
 	"github.com/timbertally/timbertally/lib/internal/store"
-	"github.com/timbertally/timbertally/lib/internal/tally"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 	"github.com/urfave/cli/v2"
 )
@@ -175,18 +174,21 @@ type options struct {
 }
 
 // rederive is the complete re-derivation of the tally store checked, as
-// commands to run: the stores are the --against ones (STORE... when none
-// was given), the cursor feed's.
-func (o *options) rederive() string {
-	stores := "STORE..."
+// commands to run: the stores are the --against ones as the operator
+// named them (else those the bindings recorded), the cursor the one feed
+// last named to the store (tallystore.RemakeOf).
+func (o *options) rederive() string { return o.remake().String() }
+
+// remake is rederive as a value.
+func (o *options) remake() tallystore.Remake {
+	r := tallystore.RemakeOf(o.dir)
 	if len(o.against) > 0 {
-		names := make([]string, len(o.against))
+		r.Stores = make([]string, len(o.against))
 		for i, in := range o.against {
-			names[i] = store.Spec{ID: in.ID, History: in.History, Path: in.Path}.String()
+			r.Stores[i] = store.Spec{ID: in.ID, History: in.History, Path: in.Path}.String()
 		}
-		stores = strings.Join(names, " ")
 	}
-	return tape.RemakeFrom(o.dir, fmt.Sprintf("feed --reset --cursor FILE %s -- tally --run %s", stores, o.dir))
+	return r
 }
 
 func parseOptions(c *cli.Context) (*options, error) {
@@ -239,7 +241,7 @@ func (o *options) check(w io.Writer) (holds, onlyOpen bool, err error) {
 	}
 	s, err := load(o.dir)
 	if tape.Damaged(err) {
-		return false, false, fmt.Errorf("%v; it is not a record, so the tape was damaged or not written by tally: re-make it from its logs, %s", err, o.rederive())
+		return false, false, &tallystore.RemakeError{What: fmt.Sprintf("%v; it is not a record, so the tape was damaged or not written by tally: re-make it from its logs, ", err), Fix: o.remake(), Err: err}
 	}
 	if err != nil {
 		return false, false, err
@@ -331,7 +333,7 @@ func printDropRate(w io.Writer, t *tape.Resolved, maxDrop float64) bool {
 // of it began (DIR/bindings): a store first fed with feed --from end was
 // never fed its entries before that position, and says so.
 func (o *options) began(w io.Writer) error {
-	began, err := tally.Began(o.dir)
+	began, err := tallystore.Began(o.dir)
 	if err != nil {
 		return fmt.Errorf("tgcheck: %v", err) // a store that cannot be read: exit 1, as the help says
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/promapi"
 	"github.com/timbertally/timbertally/lib/internal/push"
+	"github.com/timbertally/timbertally/lib/internal/shell"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -386,11 +388,11 @@ func mapKey(m map[string]string) string {
 }
 
 // keyLabel writes a label of a series key; a bound (le) is compared by its
-// number, in Prometheus' canonical form (doc.WireBound), whichever way the
+// number, in Prometheus' canonical form (tape.CanonicalBound), whichever way the
 // receiver spells it.
 func keyLabel(b *strings.Builder, name, v string) {
 	if name == doc.BoundLabel {
-		v = doc.WireBound(v)
+		v = tape.CanonicalBound(v)
 	}
 	b.WriteString(name)
 	b.WriteByte(0)
@@ -456,13 +458,13 @@ func (rc *receiverCheck) advice(dir string) string {
 	var fix []string
 	labels := ""
 	for _, l := range rc.labels {
-		labels += fmt.Sprintf(" --label %s=%s", l.Name, l.Value)
+		labels += " --label " + shell.Quote(l.Name+"="+l.Value)
 	}
 	if res.missing > 0 {
-		fix = append(fix, fmt.Sprintf("missing samples are sent again from the oldest bucket not held whole, with a cursor of its own: tgpush --url WRITE-URL%s --cursor %s/recheck.cursor --from %s --once %s "+
+		fix = append(fix, fmt.Sprintf("missing samples are sent again from the oldest bucket not held whole, with a cursor of its own: tgpush --url WRITE-URL%s --cursor %s --from %s --once %s "+
 			"(a receiver takes samples older than its newest only when it accepts out-of-order samples: Prometheus' out_of_order_time_window, Mimir's and Cortex's -ingester.out-of-order-time-window; VictoriaMetrics always; one it already holds it takes again as the same sample); "+
 			"when only the tail is missing (a lost cursor), the --from the copy's end gives above resumes after it",
-			labels, dir, tape.AppendTime(nil, res.firstBroken), dir))
+			labels, shell.Quote(filepath.Join(dir, "recheck.cursor")), tape.AppendTime(nil, res.firstBroken), shell.Quote(dir)))
 	}
 	if res.merged() {
 		fix = append(fix, "buckets merged are a deduplication window wider than a bucket: run VictoriaMetrics with -dedup.minScrapeInterval=1ms, delete the series it merged (/api/v1/admin/tsdb/delete_series) and push the tape again")

@@ -7,7 +7,6 @@ import (
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/store"
-	"github.com/timbertally/timbertally/lib/internal/tally"
 )
 
 // unfed finds, for each --against store named with its history, the
@@ -22,7 +21,7 @@ import (
 // them in (their lines past the tape's end are the list's shift, not
 // lines feed would take).
 func (o *options) unfed(w io.Writer) (map[string]bool, error) {
-	first, err := tally.FirstGens(o.dir)
+	first, err := tallystore.FirstGens(o.dir)
 	if err != nil {
 		return nil, fmt.Errorf("tgcheck: %v", err)
 	}

@@ -4,8 +4,8 @@
 // cumulative classic histogram, min and max gauges of the newest sealed
 // bucket, and the data-quality counts (entries, late, dropped by reason,
 // capped by metric) counters too. It is the one owner of that computation:
-// tgserve serves its totals for scrape (Each), and tgpush --counters is to
-// send them (Samples: each seal's changed totals at the bucket's last
+// tgserve serves its totals for scrape (Each), and tgpush --counters sends
+// them (SamplesAt: each seal's changed totals at the bucket's last
 // millisecond, a zero before a series' first).
 //
 // Totals is fed a tape's records in tape order (Add) and folds a group
@@ -81,7 +81,7 @@ type Totals struct {
 	series map[string]*Series // by the tape's series text
 	group  []*Series          // the series of the group being read, in tape order
 	buf    []byte             // a series' text, reused
-	marks  Marks              // the markers since the last seal
+	marks  tape.MarkerCounts  // the markers since the last seal
 	newest int64              // the start of the newest sealed bucket
 	width  int64
 	seals  int64
@@ -176,41 +176,14 @@ func (t *Totals) markers() {
 	if t.seals == 0 {
 		return // no bucket yet: they wait for the first seal
 	}
-	t.fold(LateMetric, LateMetric, nil, t.marks.Late, Counter)
+	t.fold(LateMetric, LateMetric, nil, float64(t.marks.Late), Counter)
 	for _, r := range slices.Sorted(maps.Keys(t.marks.Dropped)) {
-		t.fold(DroppedMetric+"\x00"+r, DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, t.marks.Dropped[r], Counter)
+		t.fold(DroppedMetric+"\x00"+r, DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, float64(t.marks.Dropped[r]), Counter)
 	}
 	for _, m := range slices.Sorted(maps.Keys(t.marks.Capped)) {
-		t.fold(CappedMetric+"\x00"+m, CappedMetric, []tape.Label{{Name: "metric", Value: m}}, t.marks.Capped[m], Counter)
+		t.fold(CappedMetric+"\x00"+m, CappedMetric, []tape.Label{{Name: "metric", Value: m}}, float64(t.marks.Capped[m]), Counter)
 	}
-	t.marks = Marks{}
-}
-
-// Marks is what a group's markers count, as the data-quality series
-// carry it: the entries of its !late markers, of its !drop markers by
-// reason, and of its !cap markers by metric.
-type Marks struct {
-	Late    float64
-	Dropped map[string]float64 // nil until a !drop
-	Capped  map[string]float64 // nil until a !cap
-}
-
-// Add counts a marker (any other record is passed over).
-func (m *Marks) Add(rec *tape.Record) {
-	switch rec.Kind {
-	case tape.Late:
-		m.Late += float64(rec.Count)
-	case tape.Drop:
-		if m.Dropped == nil {
-			m.Dropped = map[string]float64{}
-		}
-		m.Dropped[rec.Reason] += float64(rec.Count)
-	case tape.Cap:
-		if m.Capped == nil {
-			m.Capped = map[string]float64{}
-		}
-		m.Capped[rec.Metric] += float64(rec.Count)
-	}
+	t.marks = tape.MarkerCounts{}
 }
 
 func (t *Totals) clearGroup() {
@@ -329,6 +302,14 @@ func (t *Totals) Samples(out []Sample) []Sample {
 	if t.ended {
 		at, zero = at+1, at
 	}
+	return t.SamplesAt(out, at, zero)
+}
+
+// SamplesAt is Samples stamped by its caller: the running totals at at,
+// the zeros before new counter and histogram series at zero. tgpush
+// --counters stamps as it stamps every shape (the k-th marker-only group
+// after a bucket k ms after its samples, tape.MarkerMs).
+func (t *Totals) SamplesAt(out []Sample, at, zero int64) []Sample {
 	for _, s := range t.folded {
 		if s.fresh && s.Shape != Gauge {
 			out = append(out, Sample{s, zero, 0})

@@ -109,30 +109,3 @@ func (p *parser) checkHistogram(m Metric) error {
 	}
 	return nil
 }
-
-// WireBound is a bucket bound as it leaves the toolkit (remote write,
-// OpenMetrics): Prometheus's canonical float form (its
-// labels.FormatOpenMetricsFloat: the shortest 'g' form, with ".0" added
-// when that has neither '.' nor an exponent), which Prometheus 3 gives the
-// le of every classic histogram it scrapes: 0.005, 1.0, 10.0, 1e+06,
-// +Inf. The tape keeps the document's spelling; only this form joins a
-// scrape of the same histogram. A bound that is no number is returned as
-// it is.
-func WireBound(le string) string {
-	f, err := strconv.ParseFloat(le, 64)
-	switch {
-	case err != nil:
-		return le
-	case math.IsInf(f, 1):
-		return "+Inf"
-	case math.IsInf(f, -1):
-		return "-Inf"
-	case math.IsNaN(f):
-		return "NaN"
-	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if strings.ContainsAny(s, "e.") {
-		return s
-	}
-	return s + ".0"
-}

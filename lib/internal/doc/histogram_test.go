@@ -86,14 +86,3 @@ func TestHistogramOfNamesTheBaseOfEachSeries(t *testing.T) {
 		}
 	}
 }
-
-func TestABoundLeavesInPrometheussCanonicalFloatForm(t *testing.T) {
-	for in, want := range map[string]string{
-		"0.005": "0.005", "1": "1.0", "10": "10.0", "1000000": "1e+06", "1e6": "1e+06",
-		"+Inf": "+Inf", "2.5": "2.5", "0.1": "0.1", "100": "100.0", "123456": "123456.0",
-	} {
-		if got := WireBound(in); got != want {
-			t.Errorf("WireBound(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/timbertally/timbertally/lib/internal/store"
-	"github.com/timbertally/timbertally/lib/internal/tape"
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 )
 
 // drainNotes is what was said of a store's renamed generation being read
@@ -56,10 +56,10 @@ func (f *feeder) warnLate(s *stream, l store.Late) {
 	}
 	st := s.Store
 	st.History = append(slices.Clone(st.History), hist)
-	dir := tallyStore(f.opt.Consumer)
+	dir := tallystore.RunDir(f.opt.Consumer)
 	f.warn("feed: warning: store %s: %d bytes were appended to %s after it had been quiet for --rotate-wait %v and feed had moved on to %s (at position %d): a writer later than the drain; this run does not count them. To count them, re-derive, both steps in this order: %s (check it with tgcheck --against %s %s)",
 		s.ID, l.Bytes, name, f.opt.RotateWait, s.Path, l.Gen.Base+l.From,
-		tape.RemakeFrom(dir, f.command(st, storeArg(st), true)), storeArg(st), dir)
+		f.remake(f.argv(st, storeArg(st), true)), storeArg(st), dir)
 }
 
 // named is " NAME" for a file's name, "" when it has none.

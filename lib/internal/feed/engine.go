@@ -375,7 +375,7 @@ func (f *feeder) wait(d time.Duration, writing bool) {
 // loop sends until every store ended (one-shot), or an interrupt or error.
 func (f *feeder) loop() error {
 	var b []byte
-	b = protocol.AppendHello(b, window)
+	b = protocol.AppendHeader(b, protocol.Header{Kind: protocol.KindHello, Window: window, Cursor: absPath(f.opt.Cursor)})
 	for _, s := range f.streams {
 		b = appendStore(b, s)
 	}

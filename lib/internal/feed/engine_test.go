@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -61,8 +62,23 @@ func runFeedIn(t *testing.T, dir, content, hold string, edit func(*Options)) (st
 func TestFromEndStartsAfterTheLastCompleteLine(t *testing.T) {
 	dir, stderr, status := runFeed(t, "a\nb\npart", "0", func(o *Options) { o.FromEnd = true })
 	in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
-	if status != 0 || string(in) != "feed v=1 window=786432\nstore id=s offset=4 gen=0 sig=bad43928 siglen=8 from=end\nend id=s\n" {
+	want := "feed v=1 window=786432 cursor=" + filepath.Join(dir, "cur") + "\nstore id=s offset=4 gen=0 sig=bad43928 siglen=8 from=end spec=s=" + filepath.Join(dir, "s.log") + "\nend id=s\n"
+	if status != 0 || string(in) != want {
 		t.Fatalf("status %d, %s; the consumer read %q, want the store at 4 and no batch", status, stderr, in)
+	}
+}
+
+func TestTheFeedLineAndStoreLinesNameTheCursorAndStoresAbsolute(t *testing.T) {
+	dir, stderr, status := runFeed(t, "a\nb\n", "0", func(o *Options) {
+		o.Stores = []Store{{ID: "s", History: []string{"old log.1"}, Path: "s.log"}}
+		os.WriteFile("old log.1", []byte("x\n"), 0o644)
+	})
+	in, _ := os.ReadFile(filepath.Join(dir, "in.txt"))
+	lines := strings.Split(string(in), "\n")
+	hello := "feed v=1 window=786432 cursor=" + filepath.Join(dir, "cur")
+	spec := " spec=s=" + strings.ReplaceAll(filepath.Join(dir, "old log.1"), " ", "%20") + "," + filepath.Join(dir, "s.log")
+	if status != 0 || len(lines) < 2 || lines[0] != hello || !strings.HasSuffix(lines[1], spec) {
+		t.Fatalf("status %d, %s; the consumer read %q, want %q and a store line ending %q", status, stderr, in, hello, spec)
 	}
 }
 
@@ -73,7 +89,7 @@ func TestTheCursorWinsOverFromEndAndResetWinsOverBoth(t *testing.T) {
 	for _, c := range []struct {
 		reset bool
 		want  string
-	}{{false, "store id=s offset=2 gen=0 sig=18572a97 siglen=4 from=cursor\n"}, {true, "store id=s offset=0 gen=0 sig=18572a97 siglen=4 from=start\n"}} {
+	}{{false, "store id=s offset=2 gen=0 sig=18572a97 siglen=4 from=cursor spec="}, {true, "store id=s offset=0 gen=0 sig=18572a97 siglen=4 from=start spec="}} {
 		opt := Options{Stores: []Store{{ID: "s", Path: "s.log"}}, Consumer: []string{"sh", "ack.sh"}, Cursor: "cur",
 			BatchSize: 512, IdleTick: time.Second, MaxLine: store.DefaultMaxLine, Stderr: &bytes.Buffer{}, FromEnd: true, Reset: c.reset}
 		if status, err := Run(opt, make(chan os.Signal)); status != 0 || err != nil {
@@ -535,7 +551,8 @@ func runWindowed(t *testing.T, window, batches int) string {
 }
 
 func TestAConsumerThatAsksForAWindowGetsBatchesBeforeItReports(t *testing.T) {
-	in := runWindowed(t, 8, 4) // four batches of 2 bytes in a window of 8
+	in := runWindowed(t, 8, 4)                                                 // four batches of 2 bytes in a window of 8
+	in = regexp.MustCompile(` (cursor|spec)=[^ \n]+`).ReplaceAllString(in, "") // TestTheFeedLineAndStoreLinesNameTheCursorAndStoresAbsolute
 	want := "feed v=1 window=786432\nstore id=s offset=0 gen=0 sig=17df0c74 siglen=8 from=start\n" +
 		"batch id=s offset=0 end=2 entries=1\nbatch id=s offset=2 end=4 entries=1\n" +
 		"batch id=s offset=4 end=6 entries=1\nbatch id=s offset=6 end=8 entries=1\nend id=s\n"

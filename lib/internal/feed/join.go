@@ -211,11 +211,22 @@ func (f *feeder) checkGone(s *stream) error {
 }
 
 // appendStore appends store s's store line: its id, resume position, the
-// identity of the generation holding it and where it came from. A store
-// joining mid-run sends the same line.
+// identity of the generation holding it, where it came from, and how it
+// is named (absolute: a tally store records it for the commands it and
+// tgcheck advise). A store joining mid-run sends the same line.
 func appendStore(b []byte, s *stream) []byte {
 	g := s.r.GenAt(s.r.Pos())
-	return protocol.AppendStoreFrom(b, s.ID, s.r.Pos(), protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, s.from)
+	return protocol.AppendHeader(b, protocol.Header{Kind: protocol.KindStore, ID: s.ID, Offset: s.r.Pos(),
+		Gen: protocol.Gen{Known: g.Known(), Base: g.Base, Sig: g.Sig, SigLen: g.SigLen}, From: s.from, Spec: s.Store.Abs().String()})
+}
+
+// absPath is path made absolute (as store.Spec.Abs makes a store's), ""
+// for none.
+func absPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	return store.Spec{Path: path}.Abs().Path
 }
 
 // linksLast returns paths with the symbolic links among those not known

@@ -8,8 +8,9 @@ import (
 	"strings"
 
 	"github.com/timbertally/timbertally/lib/internal/cursor"
+	"github.com/timbertally/timbertally/lib/internal/shell"
 	"github.com/timbertally/timbertally/lib/internal/store"
-	"github.com/timbertally/timbertally/lib/internal/tape"
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 )
 
 // resumeErr says why store st cannot resume at its mark m, with the
@@ -43,11 +44,11 @@ func (f *feeder) resumeErr(st Store, m cursor.Mark, err error) error {
 		st.ID, rep.What(), f.rederive(), st.Path, m.Offset, st.ID, st.Path, storeArg(st), st.ID, st.ID)
 }
 
-// storeErr is a store's error with store's remedy, store.Rederive, made
-// the commands of this run.
+// storeErr is a store's error, a re-derivation (store.Rederivable) given
+// as the commands of this run.
 func (f *feeder) storeErr(st Store, err error) error {
-	if msg, ok := strings.CutSuffix(err.Error(), store.Rederive); ok {
-		return fmt.Errorf("feed: store %s: %s%s", st.ID, msg, f.rederive())
+	if r, ok := errors.AsType[store.Rederivable](err); ok {
+		return fmt.Errorf("feed: store %s: %s", st.ID, r.Rederive(f.rederive()))
 	}
 	return fmt.Errorf("feed: store %s: %w", st.ID, err)
 }
@@ -59,7 +60,7 @@ func (f *feeder) storeErr(st Store, err error) error {
 func (f *feeder) withHistory(st Store, m cursor.Mark, rep *store.ReplacedError, cp string) error {
 	hist := st
 	hist.History = append(slices.Clone(st.History), cp)
-	dir := tallyStore(f.opt.Consumer)
+	dir := tallystore.RunDir(f.opt.Consumer)
 	unread := ""
 	if n, err := store.ContentSize(cp); err == nil && m.Gen.Base+n > m.Offset {
 		unread = fmt.Sprintf("; its last %d bytes, after position %d, were never fed, and this remedy leaves them uncounted", m.Gen.Base+n-m.Offset, m.Offset)
@@ -83,14 +84,24 @@ func (f *feeder) withHistory(st Store, m cursor.Mark, rep *store.ReplacedError, 
 // stores and consumer. Both steps, in order: a --reset alone replays the
 // new content onto positions the tape already holds.
 func (f *feeder) rederive() string {
-	dir := tallyStore(f.opt.Consumer)
 	return "re-derive, both steps in this order (a --reset alone would replay the new content onto positions the tape already holds): " +
-		tape.RemakeFrom(dir, f.command(Store{}, "", true))
+		f.remake(f.argv(Store{}, "", true)).String()
 }
 
-// command is this run's command line (its cursor, stores, globs and
-// consumer; --follow; --reset when reset), with store st named as arg.
+// remake is the re-derivation of this run's consumer's tally store whose
+// second step is feed, this run's command with --reset.
+func (f *feeder) remake(feed []string) tallystore.Remake {
+	return tallystore.Remake{Dir: tallystore.RunDir(f.opt.Consumer), Feed: feed}
+}
+
+// command is this run's command line as a shell reads it (argv).
 func (f *feeder) command(st Store, arg string, reset bool) string {
+	return shell.Join(f.argv(st, arg, reset))
+}
+
+// argv is this run's command line (its cursor, stores, globs and
+// consumer; --follow; --reset when reset), with store st named as arg.
+func (f *feeder) argv(st Store, arg string, reset bool) []string {
 	cmd := []string{"feed"}
 	if reset {
 		cmd = append(cmd, "--reset")
@@ -113,9 +124,9 @@ func (f *feeder) command(st Store, arg string, reset bool) string {
 		cmd = append(cmd, arg) // a glob's store: named, it is one store with the glob's
 	}
 	for _, g := range f.opt.Globs {
-		cmd = append(cmd, "--glob", "'"+g+"'")
+		cmd = append(cmd, "--glob", g)
 	}
-	return strings.Join(append(append(cmd, "--"), f.opt.Consumer...), " ")
+	return append(append(cmd, "--"), f.opt.Consumer...)
 }
 
 // historyErr says how to name a store fed with its history, whose cursor
@@ -142,13 +153,4 @@ func storeArg(st Store) string {
 		return st.Path
 	}
 	return st.ID + "=" + st.Path
-}
-
-// tallyStore names the tally store of a consumer "tally --run DIR", else
-// says TALLYSTORE.
-func tallyStore(argv []string) string {
-	if n := len(argv); n >= 2 && argv[n-2] == "--run" {
-		return argv[n-1]
-	}
-	return "TALLYSTORE"
 }

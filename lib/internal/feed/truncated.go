@@ -2,7 +2,6 @@ package feed
 
 import (
 	"github.com/timbertally/timbertally/lib/internal/store"
-	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
 // warnTruncated says, for one truncation in place of store s (old was
@@ -26,7 +25,7 @@ func (f *feeder) warnTruncated(s *stream, old store.Gen, at int64) {
 		st := s.Store
 		st.History = append(append([]string(nil), st.History...), cp)
 		f.warn("feed: warning: store %s was truncated in place at position %d (copytruncate; its copy is %s): the copy's last %d bytes were written before the copy and not yet read by feed, and are not counted; to count them, re-derive, both steps in this order: %s. Lines written between the copy and the truncate are in neither file",
-			s.ID, at, cp, n-read, tape.RemakeFrom(tallyStore(f.opt.Consumer), f.command(st, storeArg(st), true)))
+			s.ID, at, cp, n-read, f.remake(f.argv(st, storeArg(st), true)))
 	default:
 		f.warn("feed: warning: store %s was truncated in place at position %d (copytruncate; its copy is %s): feed had read all of the copy; lines written between the copy and the truncate, if any, are in neither file, and nothing can count them (a rename-and-create rotation loses none while its server reopens within --rotate-wait)", s.ID, at, cp)
 	}

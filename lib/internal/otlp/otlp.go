@@ -205,7 +205,7 @@ func (h *histogram) fill() {
 // per bucket: entries and late with every bucket, dropped and capped where
 // there are some.
 func (e *encoder) quality(g *Group) {
-	var m cumulative.Marks
+	var m tape.MarkerCounts
 	for i := range g.Markers {
 		m.Add(&g.Markers[i])
 	}
@@ -213,13 +213,13 @@ func (e *encoder) quality(g *Group) {
 		e.sum(cumulative.EntriesMetric, nil, float64(g.Entries), true)
 	}
 	if g.Sealed || m.Late > 0 {
-		e.sum(cumulative.LateMetric, nil, m.Late, true)
+		e.sum(cumulative.LateMetric, nil, float64(m.Late), true)
 	}
 	for _, r := range slices.Sorted(maps.Keys(m.Dropped)) {
-		e.sum(cumulative.DroppedMetric, []*commonpb.KeyValue{attr("reason", r)}, m.Dropped[r], true)
+		e.sum(cumulative.DroppedMetric, []*commonpb.KeyValue{attr("reason", r)}, float64(m.Dropped[r]), true)
 	}
 	for _, c := range slices.Sorted(maps.Keys(m.Capped)) {
-		e.sum(cumulative.CappedMetric, []*commonpb.KeyValue{attr("metric", c)}, m.Capped[c], true)
+		e.sum(cumulative.CappedMetric, []*commonpb.KeyValue{attr("metric", c)}, float64(m.Capped[c]), true)
 	}
 }
 

@@ -30,6 +30,18 @@ timbertally_dropped_entries{reason} and timbertally_capped_entries{metric}
 (the markers written with its group; the markers of a run that sealed
 nothing, a millisecond of their own after the last bucket's).
 
+--counters sends running totals instead, for rate() and increase(): each
+count or sum metric as NAME_total, each histogram cumulative, the
+data-quality counts as NAME_total, the series tgserve serves; a series'
+first total follows a 0 at the previous bucket's last millisecond. The
+totals are recomputed from the tape at start, so a restart never resets
+them. --protocol otlp sends OTLP/HTTP (protobuf) instead of remote write:
+each bucket as delta points over [start, end), the --label labels as
+resource attributes (Prometheus 3: --url .../api/v1/otlp/v1/metrics, run
+with --web.enable-otlp-receiver --enable-feature=otlp-native-delta-ingestion;
+read with sum_over_time). The cursor keeps the shape; a run that would
+send another is refused.
+
 The cursor (default: in the tally store, one per --url) advances only after
 the receiver answered 2xx, a bucket a request, so a restart after a kill
 re-sends at most the bucket in flight: the same samples, the newest of their
@@ -49,15 +61,17 @@ carries one is given with --header-file NAME=FILE.
 Exit status: 0 --once pushed everything sealed, or SIGINT/SIGTERM stopped it
 (the cursor holds what the receiver took); 1 the receiver refused a bucket, the
 credentials or TLS, the tape was replaced or is damaged, or the cursor is damaged,
-held by another tgpush or pushed under another --label set; 2 bad usage (a
---label the series have already too).
+held by another tgpush or pushed under another --label set or shape; 2 bad
+usage (a --label the series have already too).
 
 Examples:
    tgpush --url http://127.0.0.1:9090/api/v1/write /srv/tally/web
    tgpush --url https://mimir.example/api/v1/push --label host=web1 \
           --basic-auth-user web1 --basic-auth-password-file /etc/tgpush/password \
           --header X-Scope-OrgID=web /srv/tally/web
-   tgpush --once --url http://127.0.0.1:8428/api/v1/write /srv/tally/web`
+   tgpush --once --url http://127.0.0.1:8428/api/v1/write /srv/tally/web
+   tgpush --counters /srv/tally/web
+   tgpush --protocol otlp --url http://otel:4318/v1/metrics /srv/tally/web`
 
 // DefaultURL is a local Prometheus' remote-write receiver.
 const DefaultURL = "http://127.0.0.1:9090/api/v1/write"
@@ -78,8 +92,8 @@ func App() *cli.App { return newApp(os.Stdout, os.Stderr, false, new(*Options)) 
 func newApp(stdout, stderr io.Writer, tty bool, o **Options) *cli.App {
 	return command.Conventions(&cli.App{
 		Name:        "tgpush",
-		Usage:       "push a tally store's sealed buckets by Prometheus remote write",
-		UsageText:   "tgpush [--url URL] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--header-file K=F]... [--ca-file F] [--cert-file F --key-file F] [-q] TALLYSTORE",
+		Usage:       "push a tally store's sealed buckets by Prometheus remote write or OTLP",
+		UsageText:   "tgpush [--url URL] [--protocol remote-write|otlp] [--counters] [--label K=V]... [--cursor FILE] [--from start|end|TIME] [--once] [--bearer-token-file F | --basic-auth-user U --basic-auth-password-file F] [--header K=V]... [--header-file K=F]... [--ca-file F] [--cert-file F --key-file F] [--timeout D] [--retry-max D] [--poll D] [--max-samples N] [-q] TALLYSTORE",
 		Description: description,
 		Writer:      stdout,
 		ErrWriter:   stderr,
@@ -112,11 +126,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 
 func flags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "url", Value: DefaultURL, Usage: "the receiver's remote-write `URL`"},
+		&cli.StringFlag{Name: "url", Value: DefaultURL, Usage: "the receiver's `URL` (--protocol otlp: default " + DefaultOTLPURL + ")"},
 		&cli.StringSliceFlag{Name: "label", Usage: "add `K=V` to every series (repeat; a fleet's host=web1)"},
 		&cli.StringFlag{Name: "cursor", Usage: "keep the position in `FILE` (default: in the tally store, one per --url)"},
 		&cli.StringFlag{Name: "from", Usage: "where a first run starts: `start|end|TIME` (RFC 3339; default start)"},
 		&cli.BoolFlag{Name: "once", Usage: "push what is sealed now, then exit"},
+		&cli.BoolFlag{Name: "counters", Usage: "send running totals (NAME_total, cumulative histograms) for rate() and increase(), not each bucket's value"},
+		&cli.StringFlag{Name: "protocol", Value: ProtocolRemoteWrite, Usage: "`remote-write` or otlp (OTLP/HTTP protobuf, delta points; --url …/v1/metrics)"},
 	}, append(AuthFlags(), []cli.Flag{
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up on one request after `D` (then retry)"},
 		&cli.DurationFlag{Name: "retry-max", Value: 30 * time.Second, Usage: "the longest wait between retries (`D`)"},
@@ -175,11 +191,23 @@ func options(c *cli.Context, stderr io.Writer, tty bool) (*Options, error) {
 		Backoff:    Backoff{Min: min(250*time.Millisecond, c.Duration("retry-max")), Max: c.Duration("retry-max")},
 		Poll:       c.Duration("poll"),
 		MaxSamples: c.Int("max-samples"),
+		Counters:   c.Bool("counters"),
+		Protocol:   c.String("protocol"),
 		Quiet:      c.Bool("quiet"),
 		Stderr:     stderr,
 	}
 	o.Progress = tty && !o.Quiet
-	u, err := ReceiverURL(c.String("url"))
+	switch {
+	case o.Protocol != ProtocolRemoteWrite && o.Protocol != ProtocolOTLP:
+		return nil, command.Usagef("tgpush: --protocol %s is not remote-write or otlp", o.Protocol)
+	case o.Protocol == ProtocolOTLP && o.Counters:
+		return nil, command.Usagef("tgpush: --counters is remote write's: OTLP carries each bucket as a delta point, which an OTLP receiver sums itself (Prometheus 3 with --enable-feature=otlp-native-delta-ingestion: read it with sum_over_time); give one of the two")
+	}
+	rawURL := c.String("url")
+	if o.Protocol == ProtocolOTLP && !c.IsSet("url") {
+		rawURL = DefaultOTLPURL
+	}
+	u, err := ReceiverURL(rawURL)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package push
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,16 +24,22 @@ import (
 // Cursor is where tgpush resumes on a tape: the offset just past the last
 // group the receiver took, the tape's identity, and that group's bucket.
 //
-// The file is one line: "tgpush v=2 offset=N dev=D ino=I sig=HEX
+// The file is one line: "tgpush v=3 offset=N dev=D ino=I sig=HEX
 // siglen=L bucket=RFC3339 width=D after=K labels=NAME=VALUE,…
-// [from=RFC3339]". It holds no URL, header or secret. from= is the first
+// sends=SHAPE zeroed=0|1 [from=RFC3339]". It holds no URL, header or secret. from= is the first
 // run's --from TIME, kept so that every later run, after a kill too, skips
 // the buckets before it. after= counts the marker-only groups pushed since
 // the seal of bucket=, each a millisecond after that bucket's samples
 // (tape.MarkerMs). labels= is the --label set the samples were pushed under,
 // each value query-escaped (a comma or '=' in it is %2C, %3D): a run with
-// other labels is refused. A v=1 cursor (before after= and labels=) reads
-// as after=0 with its labels unknown; the next save writes v=2.
+// other labels is refused. sends= is what the receiver was sent (Sends*:
+// buckets, counters, otlp): a run that would send another shape is
+// refused. zeroed=1 says that the zero samples before the new series of
+// the group after offset were taken (--counters sends them first, and a
+// re-send of a zero older than the series' newest sample would be refused
+// as out of order). A v=1 cursor (before after= and labels=) reads as
+// after=0 with its labels unknown, a v=2 (before sends=) as sends=buckets;
+// the next save writes v=3.
 type Cursor struct {
 	Offset int64
 	ID     identity
@@ -42,7 +49,16 @@ type Cursor struct {
 	Labels []tape.Label  // the --label set pushed under, sorted by name
 	Known  bool          // Labels is known (false for a v=1 cursor)
 	From   int64         // buckets starting before it are never pushed (0: no bound)
+	Sends  string        // the shape sent: SendsBuckets, SendsCounters, SendsOTLP
+	Zeroed bool          // the zero samples of the group after Offset were taken (--counters)
 }
+
+// What a cursor's pushes sent (sends=).
+const (
+	SendsBuckets  = "buckets"  // remote write, a sample per bucket (the default)
+	SendsCounters = "counters" // remote write, running totals (--counters)
+	SendsOTLP     = "otlp"     // OTLP/HTTP, delta points (--protocol otlp)
+)
 
 // DefaultCursor is the cursor of pushes to url from the tally store in dir:
 // beside its tape, one per URL.
@@ -70,7 +86,8 @@ func loadCursor(path string) (c Cursor, ok bool, err error) {
 
 var (
 	cursorKeysV1 = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width"}
-	cursorKeys   = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width", "after", "labels"}
+	cursorKeysV2 = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width", "after", "labels"}
+	cursorKeys   = []string{"v", "offset", "dev", "ino", "sig", "siglen", "bucket", "width", "after", "labels", "sends", "zeroed"}
 )
 
 func parseCursor(text string) (Cursor, error) {
@@ -83,7 +100,7 @@ func parseCursor(text string) (Cursor, error) {
 	var w protocol.Words
 	kind, err := protocol.SplitLine([]byte(line), &w)
 	if !ok || strings.Contains(line, "\n") || err != nil || kind != "tgpush" {
-		return c, errors.New(`want one line "tgpush v=2 offset=… dev=… ino=… sig=… siglen=… bucket=… width=… after=… labels=…"`)
+		return c, errors.New(`want one line "tgpush v=3 offset=… dev=… ino=… sig=… siglen=… bucket=… width=… after=… labels=… sends=… zeroed=…"`)
 	}
 	v := func(k string) string { s, _ := w.Get(k); return s }
 	keys := cursorKeys
@@ -91,8 +108,10 @@ func parseCursor(text string) (Cursor, error) {
 	case "1":
 		keys = cursorKeysV1
 	case "2":
+		keys = cursorKeysV2
+	case "3":
 	default:
-		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1 or 2)", v("v"))
+		return c, fmt.Errorf("v=%s is not a version this tgpush reads (1, 2 or 3)", v("v"))
 	}
 	if err := w.Want(keys...); err != nil {
 		return c, err
@@ -114,7 +133,21 @@ func parseCursor(text string) (Cursor, error) {
 	if c.Width, err = time.ParseDuration(v("width")); err != nil || c.Width < 0 {
 		errs = append(errs, fmt.Errorf("width=%s is not a duration", v("width")))
 	}
-	if v("v") == "2" {
+	c.Sends = SendsBuckets // all a v=1 or v=2 tgpush sent
+	if v("v") == "3" {
+		switch c.Sends = v("sends"); c.Sends {
+		case SendsBuckets, SendsCounters, SendsOTLP:
+		default:
+			errs = append(errs, fmt.Errorf("sends=%s is not buckets, counters or otlp", c.Sends))
+		}
+		switch v("zeroed") {
+		case "0", "1":
+			c.Zeroed = v("zeroed") == "1"
+		default:
+			errs = append(errs, fmt.Errorf("zeroed=%s is not 0 or 1", v("zeroed")))
+		}
+	}
+	if v("v") != "1" {
 		c.Known = true
 		after, err := strconv.Atoi(v("after"))
 		if err != nil || after < 0 {
@@ -181,17 +214,25 @@ func appendCursorLabels(b []byte, labels []tape.Label) []byte {
 }
 
 func (c Cursor) format() []byte {
-	b := fmt.Appendf(nil, "tgpush v=2 offset=%d dev=%d ino=%d sig=%08x siglen=%d bucket=", c.Offset, c.ID.Dev, c.ID.Ino, c.ID.Sig, c.ID.SigLen)
+	b := fmt.Appendf(nil, "tgpush v=3 offset=%d dev=%d ino=%d sig=%08x siglen=%d bucket=", c.Offset, c.ID.Dev, c.ID.Ino, c.ID.Sig, c.ID.SigLen)
 	b = tape.AppendTime(b, c.Bucket)
 	b = append(b, " width="...)
 	b = tape.AppendDuration(b, c.Width)
 	b = fmt.Appendf(b, " after=%d labels=", c.After)
 	b = appendCursorLabels(b, c.Labels)
+	b = fmt.Appendf(b, " sends=%s zeroed=%d", cmp.Or(c.Sends, SendsBuckets), boolDigit(c.Zeroed))
 	if c.From != 0 {
 		b = append(b, " from="...)
 		b = tape.AppendTime(b, c.From)
 	}
 	return append(b, '\n')
+}
+
+func boolDigit(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (c Cursor) save(path string) error {

@@ -13,7 +13,7 @@ import (
 
 func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 	c := Cursor{Offset: 45975, ID: identity{Dev: 65024, Ino: 9978322, Sig: 0xe12ffae5, SigLen: 256}, Bucket: 1796121330 * 1e9, Width: 10 * time.Second,
-		After: 2, Labels: []tape.Label{{Name: "dc", Value: "eu, west=1"}, {Name: "host", Value: "web1"}}, Known: true}
+		After: 2, Labels: []tape.Label{{Name: "dc", Value: "eu, west=1"}, {Name: "host", Value: "web1"}}, Known: true, Sends: SendsCounters, Zeroed: true}
 	path := filepath.Join(t.TempDir(), "c")
 	if err := c.save(path); err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 	if err != nil || !ok || !reflect.DeepEqual(got, c) {
 		t.Fatalf("read back %+v %v %v, want %+v", got, ok, err, c)
 	}
-	if want := "tgpush v=2 offset=45975 dev=65024 ino=9978322 sig=e12ffae5 siglen=256 bucket=2026-12-01T10:35:30Z width=10s after=2 labels=dc=eu%2C+west%3D1,host=web1\n"; string(c.format()) != want {
+	if want := "tgpush v=3 offset=45975 dev=65024 ino=9978322 sig=e12ffae5 siglen=256 bucket=2026-12-01T10:35:30Z width=10s after=2 labels=dc=eu%2C+west%3D1,host=web1 sends=counters zeroed=1\n"; string(c.format()) != want {
 		t.Errorf("format %q, want %q", c.format(), want)
 	}
 	c.From = 1796121340 * 1e9
@@ -40,6 +40,9 @@ func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
 		"tgpush v=1 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s", // torn: no newline
 		"tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
 		"tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels=\n",
+		"tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels= sends=gauges zeroed=0\n",
+		"tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels= sends=otlp zeroed=2\n",
+		"tgpush v=4 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels= sends=otlp zeroed=0\n",
 		"tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=-1 labels=\n",
 		"tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=0 labels=host\n",
 		"tgpush v=1 offset=-1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s\n",
@@ -57,6 +60,7 @@ func TestADamagedCursorIsAnErrorNeverAFreshStart(t *testing.T) {
 func FuzzParseCursor(f *testing.F) {
 	f.Add("tgpush v=1 offset=45975 dev=65024 ino=9978322 sig=e12ffae5 siglen=256 bucket=2026-12-01T10:35:30Z width=10s\n")
 	f.Add("tgpush v=2 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=3 labels=host=a%2Cb\n")
+	f.Add("tgpush v=3 offset=1 dev=1 ino=1 sig=0 siglen=0 bucket=2026-12-01T10:35:30Z width=10s after=3 labels=host=a%2Cb sends=counters zeroed=1 from=2026-12-01T10:35:30Z\n")
 	f.Add("tgpush v=1 offset=0 dev=0 ino=0 sig=0 siglen=0 bucket=1970-01-01T00:00:00Z width=0s\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := parseCursor(s)

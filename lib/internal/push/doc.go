@@ -1,14 +1,21 @@
 // Package push is tgpush: it follows a tally store's tape and sends every
 // sealed bucket's series to a receiver by Prometheus remote write 1.0
 // (snappy-compressed protobuf), the protocol Prometheus, Mimir, Thanos
-// Receive, Cortex and VictoriaMetrics accept.
+// Receive, Cortex and VictoriaMetrics accept, or by OTLP/HTTP.
+//
+// What a group becomes on the wire is its shape (shape.go): a sample per
+// series line (the default, described below), the running totals of
+// --counters (counters.go: lib/internal/cumulative's, a zero before each
+// series' first), or OTLP delta points (otlp.go: lib/internal/otlp's).
+// The grouping, stamps, held groups, cursor, retries and refusals below
+// are every shape's.
 //
 // A group is a tape's records after one seal up to and including the next:
 // a bucket's series, its !cap markers and its seal, and the !late and !drop
 // markers written since the previous seal. Each group becomes samples at its
 // bucket's last millisecond (tape.SampleMs): one per series line, named and
 // labelled as on the tape plus the --label labels (a histogram's le in
-// Prometheus's canonical form, doc.WireBound), and the data-quality series
+// Prometheus's canonical form, tape.CanonicalBound), and the data-quality series
 // timbertally_entries, timbertally_late_entries,
 // timbertally_dropped_entries{reason} and timbertally_capped_entries{metric}
 // (docs/tgpush.md). A marker-only group (an end record's: a run that sealed
@@ -50,6 +57,13 @@
 //     which is not followed, another 4xx, a 501 or 505, a TLS failure, an
 //     https:// URL answered in plain http) stops tgpush non-zero, naming
 //     the bucket refused and the fix.
+//   - The cursor keeps the shape (sends=): a run of another is refused
+//     before it sends. --counters' totals are recomputed from the tape
+//     before the cursor at start, never kept, so a restart goes on from
+//     them; a group's zeros are taken, and recorded (zeroed=1), before its
+//     totals are sent, so a re-send after a kill sends only the totals,
+//     the newest of their series (a zero sent again would be older, and
+//     refused as out of order).
 //   - One tgpush per cursor at a time (a lock beside the cursor); a tape
 //     replaced under it (tally --provision --replace) stops it.
 //   - A secret is read only from a file and never printed, never written to

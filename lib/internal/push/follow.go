@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -190,5 +191,5 @@ func (fl *follower) damaged(at int64, err error) error {
 // pushed because of it, and the fix.
 func (fl *follower) damage(at int64, err error, pushed string) error {
 	dir := filepath.Dir(fl.path)
-	return fmt.Errorf("tgpush: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); %s; re-make the tape from its logs, %s, and push the new one as tgpush then says", fl.path, at, err, dir, pushed, tape.Remake(dir))
+	return fmt.Errorf("tgpush: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); %s; re-make the tape from its logs, %s, and push the new one as tgpush then says", fl.path, at, err, dir, pushed, tallystore.RemakeOf(dir))
 }

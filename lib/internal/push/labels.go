@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/timbertally/timbertally/lib/internal/shell"
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
@@ -85,18 +86,21 @@ func checkLabelNames(dir string, extra []*prompb.Label) error {
 // samples were pushed under: the receiver would hold the store's buckets
 // before and after under two series sets, and a per-host view would split.
 type LabelsChanged struct {
-	Cursor   string
+	Changed
 	Was, Now []tape.Label
-	Next     string // the bucket after the last pushed, RFC 3339
-	Dir      string
 }
+
+// Changed is where a run refused for changing what a cursor's pushes
+// were stands: the cursor, the bucket after the last pushed (RFC 3339),
+// the store.
+type Changed struct{ Cursor, Next, Dir string }
 
 func (e *LabelsChanged) Error() string {
 	return fmt.Sprintf("tgpush: the cursor %s was pushed under %s, and this run gives %s; nothing was pushed. "+
 		"To go on as before, run tgpush with%s. "+
 		"To push the buckets from now on under the new labels (the older ones stay under the old labels in the receiver, so a query by these labels splits at %s), remove the cursor and run tgpush --from %s%s %s. "+
 		"To have the whole store under the new labels, push it to a receiver or tenant that holds none of it (--from start%s), or delete its series from this receiver first: pushing it here again would count every bucket twice in a sum across labels",
-		e.Cursor, labelWords(e.Was), labelWords(e.Now), labelFlags(e.Was, " no --label"), e.Next, e.Next, labelFlags(e.Now, ""), shellWord(e.Dir), labelFlags(e.Now, ""))
+		e.Cursor, labelWords(e.Was), labelWords(e.Now), labelFlags(e.Was, " no --label"), e.Next, e.Next, labelFlags(e.Now, ""), shell.Quote(e.Dir), labelFlags(e.Now, ""))
 }
 
 // labelWords names a label set for messages.
@@ -115,7 +119,7 @@ func labelFlags(ls []tape.Label, none string) string {
 	}
 	var b strings.Builder
 	for _, l := range ls {
-		b.WriteString(" --label " + shellWord(l.Name+"="+l.Value))
+		b.WriteString(" --label " + shell.Quote(l.Name+"="+l.Value))
 	}
 	return b.String()
 }

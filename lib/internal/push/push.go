@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,8 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timbertally/timbertally/lib/internal/shell"
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
+
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/timbertally/timbertally/lib/internal/command"
+	"github.com/timbertally/timbertally/lib/internal/cumulative"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -31,6 +34,8 @@ type Options struct {
 	Backoff    Backoff
 	Poll       time.Duration // how often a followed tape is looked at
 	MaxSamples int           // samples per request, at most (a bucket with more is split)
+	Counters   bool          // send running totals (counters.go), not each bucket's values
+	Protocol   string        // ProtocolRemoteWrite (the default) or ProtocolOTLP
 	Quiet      bool
 	Progress   bool // a progress line on stderr (a terminal)
 	Stderr     io.Writer
@@ -50,6 +55,7 @@ type pusher struct {
 	fresh   bool        // the run started without a cursor
 	prog    *progress
 	quirked tape.LaterKinds
+	shape   shape // what a group becomes on the wire (shape.go)
 }
 
 // Run pushes until ctx is done (a signal: nil), the tape is pushed up to
@@ -78,10 +84,17 @@ func Run(ctx context.Context, o *Options) error {
 	if p.s, err = newSender(o.URL, &o.Auth, o.Timeout, o.Backoff, p.note); err != nil {
 		return err
 	}
+	p.s.otlp = o.Protocol == ProtocolOTLP
 	if err := checkLabelNames(o.Dir, o.Labels); err != nil {
 		return command.Usage(err)
 	}
+	if p.shape, err = newShape(o); err != nil {
+		return err
+	}
 	if err := p.start(); err != nil {
+		return err
+	}
+	if err := p.readBefore(); err != nil {
 		return err
 	}
 	if o.Once {
@@ -124,7 +137,10 @@ func (p *pusher) start() error {
 			return p.replacedError(cur)
 		}
 		if now := tapeLabels(p.o.Labels); cur.Known && cur.Offset > 0 && !slices.Equal(cur.Labels, now) {
-			return &LabelsChanged{Cursor: p.o.Cursor, Was: cur.Labels, Now: now, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
+			return &LabelsChanged{Changed: p.changed(cur), Was: cur.Labels, Now: now}
+		}
+		if now := p.shape.sends(); cur.Offset > 0 && cur.Sends != now {
+			return &ShapeChanged{Changed: p.changed(cur), Was: cur.Sends, Now: now}
 		}
 		p.cur, p.fl.off, p.skip, p.after = cur, cur.Offset, cur.From, cur.After
 		if cur.Offset > 0 {
@@ -160,10 +176,15 @@ func (p *pusher) start() error {
 	return nil
 }
 
+// changed names the cursor cur for a refused change.
+func (p *pusher) changed(cur Cursor) Changed {
+	return Changed{Cursor: p.o.Cursor, Next: timeText(cur.Bucket + int64(cur.Width)), Dir: p.o.Dir}
+}
+
 // save writes the cursor, with the --label set its samples were pushed
 // under.
 func (p *pusher) save() error {
-	p.cur.Labels, p.cur.Known = tapeLabels(p.o.Labels), true
+	p.cur.Labels, p.cur.Known, p.cur.Sends = tapeLabels(p.o.Labels), true, p.shape.sends()
 	return p.cur.save(p.o.Cursor)
 }
 
@@ -354,16 +375,17 @@ func (p *pusher) add(b *batch, g Group) {
 	case g.sealed():
 		p.last, p.after = g.Seal, 0
 		if g.Seal.Start >= p.skip {
-			b.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			p.shape.add(b, g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width), 0)
 			return
 		}
 	case p.pushes(g):
 		p.after++
-		b.add(g, p.last.Start, tape.MarkerMs(p.last.Start, p.last.Width, p.after))
+		p.shape.add(b, g, p.last.Start, tape.MarkerMs(p.last.Start, p.last.Width, p.after), p.after)
 		return
 	case p.last.Kind != tape.Seal && len(g.Markers) > 0:
 		p.note(fmt.Sprintf("%d markers before the end record at byte %d go with no sealed bucket (this run sealed none), so they are not pushed; tgread --markers lists them", len(g.Markers), g.End))
 	}
+	p.shape.pass(b, g)
 	b.groups = append(b.groups, placed{g, g.Seal.Start, false})
 }
 
@@ -376,14 +398,26 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 		}
 		return b.clash
 	}
+	if b.fail != nil {
+		return b.fail
+	}
 	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
-	for _, req := range b.requests(p.o.MaxSamples) {
-		if err := p.s.send(ctx, req); err != nil {
+	zeros := false
+	for _, req := range p.shape.requests(b, p.o.MaxSamples) {
+		if req.zeros && p.cur.Zeroed {
+			continue // taken before a kill: sent again, older than the values taken after them, they would be refused
+		}
+		if !req.zeros && zeros {
+			if err := p.zeroed(); err != nil {
+				return err
+			}
+			zeros = false
+		}
+		if err := p.s.send(ctx, req.msg); err != nil {
 			return p.refusedError(err, b, taken)
 		}
-		for _, ts := range req.Timeseries {
-			taken += len(ts.Samples)
-		}
+		taken += req.samples
+		zeros = req.zeros
 	}
 	last := b.groups[len(b.groups)-1]
 	from := p.cur.Offset
@@ -485,6 +519,8 @@ func (p *pusher) refusedError(err error, b *batch, taken int) error {
 		return fmt.Errorf("tgpush: the receiver redirected %s (%s) to %s, which tgpush does not follow (a redirected POST may lose its samples); if that is the receiver's remote-write endpoint, give it as --url and run tgpush again", where, status, loc)
 	case ref.Status == http.StatusUnauthorized || ref.Status == http.StatusForbidden:
 		return fmt.Errorf("tgpush: the receiver refused the credentials (%s) at %s; %s, then run tgpush again", status, where, p.credentialFix())
+	case p.o.Protocol == ProtocolOTLP && (ref.Status == http.StatusNotFound || ref.Status == http.StatusMethodNotAllowed || ref.Status == http.StatusNotImplemented):
+		return fmt.Errorf("tgpush: the receiver has no OTLP metrics endpoint at --url %s (%s) at %s: %s; check --url's path, e.g. /api/v1/otlp/v1/metrics for Prometheus 3 (run with --web.enable-otlp-receiver, and --enable-feature=otlp-native-delta-ingestion to take delta points), /v1/metrics on an OpenTelemetry Collector's port 4318, /otlp/v1/metrics for Mimir, then run tgpush again", redacted(p.o.URL), status, where, text)
 	case ref.Status == http.StatusNotFound || ref.Status == http.StatusMethodNotAllowed:
 		return fmt.Errorf("tgpush: the receiver has no remote-write endpoint at --url %s (%s) at %s: %s; check --url's path, e.g. /api/v1/write for Prometheus (run with --web.enable-remote-write-receiver) and for VictoriaMetrics, /api/v1/push for Mimir and Cortex, /api/v1/receive for Thanos Receive, then run tgpush again", redacted(p.o.URL), status, where, text)
 	case ref.Status == http.StatusRequestEntityTooLarge:
@@ -515,7 +551,7 @@ func (p *pusher) orderError(b *batch, where, text string) error {
 	// The cursor is past the last bucket pushed, so a group at or before
 	// it is the tape's own: a second group for a bucket it sealed already.
 	if at := b.groups[0].at; p.cur.Offset > 0 && at <= p.cur.Bucket {
-		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shellWord(p.o.Dir))
+		return fmt.Errorf("tgpush: the receiver refused %s: %s; the tape itself has this bucket again after the bucket at %s, pushed before it: a fragment, the old defect of tapes written by an earlier tally, which a receiver that already holds the later samples refuses; tgcheck --scan %s names every fragment and what to do", where, text, timeText(p.cur.Bucket), shell.Quote(p.o.Dir))
 	}
 	other := "another store pushes the same series (give each its own --label, such as host=…)"
 	if len(p.o.Labels) > 0 {
@@ -546,24 +582,41 @@ func (p *pusher) resumeAdvice() string {
 	// The next bucket's start: 1 ms after the newest sample. Any time
 	// after the last pushed bucket's start, up to the next one's, resumes
 	// alike, so a float's rounding in the last digit changes nothing.
-	query := fmt.Sprintf("max(max_over_time(timestamp(%s{%s})[30d:1m])) + 0.001", EntriesMetric, sel.String())
+	// The counters' entries are timbertally_entries_total at the same
+	// stamp; OTLP's (named so by Prometheus) at the bucket's end, which is
+	// the next bucket's start itself.
+	entries, after := EntriesMetric, " + 0.001"
+	switch p.shape.sends() {
+	case SendsCounters:
+		entries = cumulative.EntriesMetric + "_total"
+	case SendsOTLP:
+		entries, after = cumulative.EntriesMetric+"_total", ""
+	}
+	query := fmt.Sprintf("max(max_over_time(timestamp(%s{%s})[30d:1m]))%s", entries, sel.String(), after)
 	base := *p.o.URL
 	base.Path, base.RawQuery = "", ""
 	rm := ""
 	if _, err := os.Stat(p.o.Cursor); err == nil { // a first run's --from saved it
-		rm = "rm " + shellWord(p.o.Cursor) + " && "
+		rm = "rm " + shell.Quote(p.o.Cursor) + " && "
 	}
 	pushFlags := flags
+	if sends := p.shape.sends(); sends != SendsBuckets {
+		pushFlags = strings.TrimPrefix(shapeFlags(sends), " with") + pushFlags
+	}
 	if p.o.Once {
 		pushFlags = " --once" + pushFlags
 	}
 	if p.o.Cursor != DefaultCursor(p.o.Dir, p.o.URL.String()) {
-		pushFlags = " --cursor " + shellWord(p.o.Cursor) + pushFlags
+		pushFlags = " --cursor " + shell.Quote(p.o.Cursor) + pushFlags
 	}
 	curl := rm + fmt.Sprintf(`T=$(curl -s %s --data-urlencode %s | sed -n 's/.*"value":\[[^,]*,"\([0-9.]*\)".*/\1/p') && tgpush --from "$(date -u -d "@$T" +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ)" --url %s%s %s`,
-		shellWord(redacted(&base)+"/api/v1/query"), shellWord("query="+query), shellWord(redacted(p.o.URL)), pushFlags, shellWord(p.o.Dir))
-	return fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by the query API of a Prometheus (Mimir and Thanos: theirs, with the same query; VictoriaMetrics, with -dedup.minScrapeInterval, takes a re-sent sample as the same one and never refuses this) (the newest %s sample is the last pushed bucket's last millisecond; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
-		redacted(&base), flags, shellWord(p.o.Dir), EntriesMetric, curl)
+		shell.Quote(redacted(&base)+"/api/v1/query"), shell.Quote("query="+query), shell.Quote(redacted(p.o.URL)), pushFlags, shell.Quote(p.o.Dir))
+	check := fmt.Sprintf("tgcheck --receiver %s%s %s says where its copy ends and the --from that resumes after it; or, by", redacted(&base), flags, shell.Quote(p.o.Dir))
+	if p.shape.sends() != SendsBuckets { // tgcheck --receiver reads the buckets' shape only
+		check = "By"
+	}
+	return fmt.Sprintf("%s the query API of a Prometheus (Mimir and Thanos: theirs, with the same query; VictoriaMetrics, with -dedup.minScrapeInterval, takes a re-sent sample as the same one and never refuses this) (the newest %s sample is the last pushed bucket's end; widen 30d for an older copy; give tgpush's other flags too): %s (the markers of runs that sealed nothing after that bucket go with it)",
+		check, entries, curl)
 }
 
 // backfillError advises the OpenMetrics path for buckets older than the
@@ -576,10 +629,10 @@ func (p *pusher) backfillError(b *batch, where, text string) error {
 	}
 	var labels strings.Builder
 	for _, l := range p.o.Labels {
-		labels.WriteString(" --label " + shellWord(l.Name+"="+l.Value))
+		labels.WriteString(" --label " + shell.Quote(l.Name+"="+l.Value))
 	}
 	return fmt.Errorf("tgpush: the receiver refused %s: %s; the samples are older than it takes: backfill those buckets another way (tgread --format openmetrics --from %s --to T%s %s > backfill.om; promtool tsdb create-blocks-from openmetrics backfill.om DATA) and push from T: %s, T being a bucket start the receiver takes",
-		where, text, timeText(b.groups[0].at), labels.String(), shellWord(p.o.Dir), restart)
+		where, text, timeText(b.groups[0].at), labels.String(), shell.Quote(p.o.Dir), restart)
 }
 
 // httpURL is --url with http:// for https://, redacted.
@@ -587,15 +640,6 @@ func httpURL(u *url.URL) string {
 	c := *u
 	c.Scheme = "http"
 	return redacted(&c)
-}
-
-// shellWord quotes s for a shell when it needs it, so that an advised
-// command runs as written.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // credentialFix names the flags that give the credentials tgpush sent.

@@ -11,6 +11,7 @@ import (
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/label"
 	"github.com/timbertally/timbertally/lib/internal/tape"
+	colpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 )
 
 // The data-quality series: what each group's numbers rest on.
@@ -31,6 +32,10 @@ type batch struct {
 	samples int
 	groups  []placed
 	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
+	// The other shapes' (shape.go):
+	fail   error                              // the group cannot be sent in its shape (the tape's fault)
+	zeros  *batch                             // --counters: the zeros before new series, sent first
+	export *colpb.ExportMetricsServiceRequest // --protocol otlp: the group's points
 }
 
 // placed is a group and the bucket (start, Unix ns) it belongs to: its
@@ -55,27 +60,18 @@ func (b *batch) add(g Group, at, ms int64) {
 	if g.sealed() {
 		b.sample(EntriesMetric, nil, float64(g.Seal.Entries), ms)
 	}
-	var late float64
-	dropped := map[string]float64{}
-	capped := map[string]float64{}
-	for _, m := range g.Markers {
-		switch m.Kind {
-		case tape.Late:
-			late += float64(m.Count)
-		case tape.Drop:
-			dropped[m.Reason] += float64(m.Count)
-		case tape.Cap:
-			capped[m.Metric] += float64(m.Count)
-		}
+	var marks tape.MarkerCounts
+	for i := range g.Markers {
+		marks.Add(&g.Markers[i])
 	}
-	if g.sealed() || late > 0 {
-		b.sample(LateMetric, nil, late, ms)
+	if g.sealed() || marks.Late > 0 {
+		b.sample(LateMetric, nil, float64(marks.Late), ms)
 	}
-	for _, r := range slices.Sorted(maps.Keys(dropped)) {
-		b.sample(DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, dropped[r], ms)
+	for _, r := range slices.Sorted(maps.Keys(marks.Dropped)) {
+		b.sample(DroppedMetric, []tape.Label{{Name: "reason", Value: r}}, float64(marks.Dropped[r]), ms)
 	}
-	for _, m := range slices.Sorted(maps.Keys(capped)) {
-		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, capped[m], ms)
+	for _, m := range slices.Sorted(maps.Keys(marks.Capped)) {
+		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, float64(marks.Capped[m]), ms)
 	}
 	b.groups = append(b.groups, placed{g, at, true})
 }
@@ -98,7 +94,7 @@ func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) 
 // the rest sorted by name, each value shown as tgread's JSON and
 // OpenMetrics show it (a byte that is not UTF-8 as the text \xHH: receivers
 // take UTF-8 only), a histogram's le in Prometheus's canonical form
-// (doc.WireBound). A --label of a name the series has too is never
+// (tape.CanonicalBound). A --label of a name the series has too is never
 // resolved by taking one of the two: the batch records the clash, and
 // nothing of it is sent (Run refuses such a --label before any push from
 // the document; this catches a tape an older document wrote).
@@ -109,7 +105,7 @@ func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
 	for _, l := range labels {
 		v := label.Shown(l.Value)
 		if bucket && l.Name == doc.BoundLabel {
-			v = doc.WireBound(v)
+			v = tape.CanonicalBound(v)
 		}
 		out = append(out, &prompb.Label{Name: l.Name, Value: v})
 	}

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/klauspost/compress/snappy"
 	"google.golang.org/protobuf/proto"
 
@@ -50,6 +49,7 @@ type sender struct {
 	notes   func(string)
 	url     *url.URL
 	state   string // the last fault noted; "" while the receiver takes samples
+	otlp    bool   // OTLP/HTTP (protobuf, uncompressed) rather than remote write
 	buf     []byte // the marshalled request, reused
 	zbuf    []byte // its snappy form, reused
 }
@@ -221,9 +221,11 @@ func (s *sender) post(ctx context.Context, body []byte) outcome {
 	}
 	h := req.Header
 	h.Set("Content-Type", "application/x-protobuf")
-	h.Set("Content-Encoding", "snappy")
 	h.Set("User-Agent", "tgpush")
-	h.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
+	if !s.otlp {
+		h.Set("Content-Encoding", "snappy")
+		h.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
+	}
 	s.hdr.apply(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
@@ -269,13 +271,16 @@ func retryAfter(v string) time.Duration {
 	return 0
 }
 
-// encode marshals and compresses a write request into the sender's
-// buffers.
-func (s *sender) encode(req *prompb.WriteRequest) ([]byte, error) {
+// encode marshals a request into the sender's buffers, and compresses a
+// write request (OTLP/HTTP is sent as marshalled).
+func (s *sender) encode(req proto.Message) ([]byte, error) {
 	var err error
 	s.buf, err = proto.MarshalOptions{}.MarshalAppend(s.buf[:0], req)
 	if err != nil {
 		return nil, err
+	}
+	if s.otlp {
+		return s.buf, nil
 	}
 	s.zbuf = snappy.Encode(s.zbuf[:cap(s.zbuf)], s.buf)
 	return s.zbuf, nil
@@ -284,7 +289,7 @@ func (s *sender) encode(req *prompb.WriteRequest) ([]byte, error) {
 // send posts one request, retrying for as long as the receiver is down,
 // slow or busy, and returns nil once it answered 2xx whole, a *Refused
 // when it refused, or ctx's error when the run is stopped.
-func (s *sender) send(ctx context.Context, req *prompb.WriteRequest) error {
+func (s *sender) send(ctx context.Context, req proto.Message) error {
 	body, err := s.encode(req)
 	if err != nil {
 		return fmt.Errorf("tgpush: cannot encode a request: %v", err)
@@ -296,13 +301,16 @@ func (s *sender) send(ctx context.Context, req *prompb.WriteRequest) error {
 			return ctx.Err()
 		}
 		if o.Status/100 == 2 && o.Whole {
+			if ref := s.partial(o); ref != nil {
+				return ref
+			}
 			s.note("")
 			return nil
 		}
 		if ref := s.refusal(o); ref != nil {
 			return ref
 		}
-		s.note(s.scrub(fault(o)))
+		s.note(s.scrub(fault(o) + s.otlpHint(o)))
 		pause := max(wait, min(o.RetryAfter, s.backoff.Max))
 		select {
 		case <-ctx.Done():

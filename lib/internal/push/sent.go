@@ -38,7 +38,7 @@ func Sent(dir string, labels []*prompb.Label, fn func(SentGroup) error) error {
 	if err != nil {
 		return err
 	}
-	p := &pusher{o: &Options{Dir: dir, Labels: labels}, fl: fl}
+	p := &pusher{o: &Options{Dir: dir, Labels: labels}, fl: fl, shape: buckets{}}
 	for {
 		groups, err := fl.read(size, readBytes)
 		if err != nil {

@@ -6,13 +6,14 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/testkit"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/testkit"
 )
 
 func init() { followPoll = 2 * time.Millisecond }

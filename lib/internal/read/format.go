@@ -192,7 +192,7 @@ func writeTape(w *bufio.Writer, rows []*row, _ bool) error {
 
 // writeOpenMetrics writes one gauge family a metric, and one histogram
 // family a histogram (its _bucket, _count and _sum series, le in
-// Prometheus's canonical form, doc.WireBound), its samples stamped where
+// Prometheus's canonical form, tape.CanonicalBound), its samples stamped where
 // tgpush stamps them (row.ms: the bucket's last millisecond, tape.SampleMs),
 // in seconds, then # EOF; promtool tsdb create-blocks-from openmetrics
 // backfills it. rows must be sorted by series (bySeries).
@@ -225,7 +225,7 @@ func writeOpenMetrics(w *bufio.Writer, rows []*row, _ bool) error {
 }
 
 // wireLabels are a row's sorted labels as they leave the toolkit: a
-// histogram bucket's le in Prometheus's canonical form (doc.WireBound),
+// histogram bucket's le in Prometheus's canonical form (tape.CanonicalBound),
 // which tgpush sends too.
 func wireLabels(r *row) []tape.Label {
 	if !r.hist || !strings.HasSuffix(r.metric, doc.BucketSuffix) {
@@ -236,7 +236,7 @@ func wireLabels(r *row) []tape.Label {
 		return r.sorted
 	}
 	out := slices.Clone(r.sorted)
-	out[i].Value = doc.WireBound(out[i].Value)
+	out[i].Value = tape.CanonicalBound(out[i].Value)
 	return out
 }
 

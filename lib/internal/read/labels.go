@@ -1,8 +1,9 @@
 package read
 
 import (
-	"github.com/timbertally/timbertally/lib/internal/label"
 	"slices"
+
+	"github.com/timbertally/timbertally/lib/internal/label"
 
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )

@@ -3,12 +3,13 @@ package read
 import (
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/tape"
@@ -78,7 +79,7 @@ func (src *source) resolve(r io.Reader, opt tape.Options, stderr io.Writer) erro
 		return unreadable(src.tape, err)
 	}
 	if res.Torn && src.name != "-" {
-		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or the store's next run under feed (feed --cursor FILE STORE... -- tally --run DIR, as before) repairs it\n", src.tape)
+		fmt.Fprintf(stderr, "tgread: note: %s ends in a torn line (no newline), left out: it is being written, or the store's next run under feed (%s) repairs it\n", src.tape, resumeText(src.tape))
 	}
 	if res.Sealed {
 		noteUnsealed(stderr, src.tape, dropUnsealed(res, func(start int64) bool { _, ok := res.Seals[start]; return ok }))
@@ -108,8 +109,18 @@ func dropUnsealed(res *tape.Resolved, sealed func(int64) bool) int {
 // noteUnsealed says that n series lines without a seal were left out.
 func noteUnsealed(stderr io.Writer, name string, n int) {
 	if n > 0 {
-		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (the store's next run under feed, feed --cursor FILE STORE... -- tally --run DIR as before, repairs it; tgcheck says more)\n", name, n)
+		fmt.Fprintf(stderr, "tgread: note: %s has %d series lines of buckets without a seal, left out: a group being written, or cut short (the store's next run under feed, %s, repairs it; tgcheck says more)\n", name, n, resumeText(name))
 	}
+}
+
+// resumeText is the next run under feed of the tally store whose tape is
+// the file path, naming the cursor and stores its bindings recorded.
+func resumeText(path string) string {
+	l, ok := tallystore.OfTape(path)
+	if !ok {
+		return "feed --cursor FILE STORE... -- tally --run DIR as before"
+	}
+	return tallystore.RemakeOf(l.Dir).ResumeText()
 }
 
 // unreadable explains why the tape name could not be read: a line that is
@@ -124,7 +135,7 @@ func unreadable(name string, err error) error {
 	if st, ok := tallystore.OfTape(name); ok {
 		dir = st.Dir
 	}
-	return fmt.Errorf("tgread: %s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", name, err, dir, tape.Remake(dir))
+	return fmt.Errorf("tgread: %s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", name, err, dir, tallystore.RemakeOf(dir))
 }
 
 // noteLater says, once per kind, that the tape name has records of a kind

@@ -2,10 +2,11 @@ package read
 
 import (
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/testkit"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/internal/testkit"
 )
 
 // syncBuffer is the buffer tgread writes while the test reads it.

@@ -111,7 +111,7 @@ func (s *store) add(line []byte, at int64) error {
 	rec, err := tape.ParseOrLater(line)
 	if err != nil {
 		return fmt.Errorf("tgserve: %s, the line at byte %d: %v; it is not a record, so the tape was damaged or not written by tally: tgread and tgcheck refuse it too (tgcheck --scan %s names it); the counters stay at the buckets before it; re-make the tape from its logs, %s, then run tgserve again",
-			s.path, at, err, s.dir, tape.Remake(s.dir))
+			s.path, at, err, s.dir, tallystore.RemakeOf(s.dir))
 	}
 	if rec.Kind == tape.Later {
 		if k, ok := s.later.Name(tape.LaterWord(line), int(at)); ok {

@@ -89,9 +89,10 @@ type ReplacedError struct {
 	Why      string
 }
 
-func (e *ReplacedError) Error() string {
-	return e.What() + "; " + Rederive
-}
+func (e *ReplacedError) Error() string { return e.Rederive(rederive) }
+
+// Rederive is the message with fix, the re-derivation's commands.
+func (e *ReplacedError) Rederive(fix string) string { return e.What() + "; " + fix }
 
 // What says what happened, without the remedy.
 func (e *ReplacedError) What() string {
@@ -104,14 +105,30 @@ func (e *ReplacedError) What() string {
 // a new file that reuses the inode, while feed was down.
 func (e *ReplacedError) SameInode() bool { return e.Dev == e.Was.Dev && e.Ino == e.Was.Ino }
 
-// Rederive is the complete remedy for a store that must be counted again
-// from its start, both steps in order: a replay from 0 into the same tape
-// would put the new content at positions the tape already holds.
-//
-// It ends every message of this package that calls for a re-derivation, so
-// that feed, which knows the tally store, its cursor and its stores, can
-// put the commands themselves in its place.
-const Rederive = "re-derive, both steps in this order (a replay from 0 into the same tape would put the new content at positions the tape already holds): tally --provision --replace --doc DIR/document DIR on the tally store DIR (its old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run DIR"
+// Rederivable is an error whose complete fix is to count the store again
+// from its start, both steps in order (a replay from 0 into the same
+// tape would put the new content at positions the tape already holds).
+// Rederive gives the message with fix, the re-derivation as commands, in
+// its place, so that feed, which knows the tally store, its cursor and
+// its stores, names them (tallystore.Remake): no reader cuts a fix out of
+// a message's text. Error gives it with the fix in general words, for
+// any other reader.
+type Rederivable interface {
+	error
+	Rederive(fix string) string
+}
+
+// RederiveError is a Rederivable error that is nothing more: Text, then
+// "; " and the fix.
+type RederiveError struct{ Text string }
+
+func (e *RederiveError) Error() string { return e.Rederive(rederive) }
+
+// Rederive is the message with fix, the re-derivation's commands.
+func (e *RederiveError) Rederive(fix string) string { return e.Text + "; " + fix }
+
+// rederive is a Rederivable error's fix in general words.
+const rederive = "re-derive, both steps in this order (a replay from 0 into the same tape would put the new content at positions the tape already holds): tally --provision --replace --doc DIR/document DIR on the tally store DIR (its old tape is kept beside it), then feed --reset --cursor FILE STORE... -- tally --run DIR"
 
 // locate opens generation g's file: the file at path when it still is g,
 // else the file of the same directory that is g (renamed by a rotation while
@@ -150,8 +167,8 @@ func locate(path string, g Gen) (*os.File, error) {
 		}
 		if mid := newerGeneration(path, ofi, fi); mid != "" {
 			old.Close()
-			return nil, fmt.Errorf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries; %s",
-				path, old.Name(), mid, path, Rederive)
+			return nil, &RederiveError{fmt.Sprintf("store: %s was rotated more than once while feed was down: the file the cursor was reading is now %s, and %s was written after it, so following on to %s would skip its entries",
+				path, old.Name(), mid, path)}
 		}
 		return old, nil
 	}

@@ -128,8 +128,11 @@ type ListError struct {
 	ID, Why string
 }
 
-func (e *ListError) Error() string {
-	return fmt.Sprintf("store: %s; name the generations as the cursor recorded them, oldest first (a generation may be left off the front once read, and a newer one added), or %s", e.Why, Rederive)
+func (e *ListError) Error() string { return e.Rederive(rederive) }
+
+// Rederive is the message with fix, the re-derivation's commands.
+func (e *ListError) Rederive(fix string) string {
+	return fmt.Sprintf("store: %s; name the generations as the cursor recorded them, oldest first (a generation may be left off the front once read, and a newer one added), or %s", e.Why, fix)
 }
 
 // align places the older generations olds on the axis the cursor
@@ -188,7 +191,7 @@ func (r *Reader) fillOlder(next int64) (bool, error) {
 	case n > 0 && next < r.drop: // the buffer is empty: next is r.pos
 		r.pos += int64(n)
 		if r.pos == r.drop && r.dropNL && free[n-1] != '\n' {
-			return false, fmt.Errorf("store: the cursor's position %d is not where a line starts in %s (the byte before it is not a newline): the cursor was edited, or it is another file's; fix the cursor, or %s", r.drop, o.path, Rederive)
+			return false, &cursorLineError{r.drop, o.path}
 		}
 		return true, nil
 	case n > 0:
@@ -328,4 +331,17 @@ func FindHistory(path string, gens []GenID) (found []string, missing int) {
 // starts says whether o's first bytes are those generation id was signed with.
 func (o *older) starts(id GenID) bool {
 	return id.SigLen > 0 && o.matches(id)
+}
+
+// cursorLineError says the cursor's position is not where a line starts.
+type cursorLineError struct {
+	pos  int64
+	path string
+}
+
+func (e *cursorLineError) Error() string { return e.Rederive(rederive) }
+
+// Rederive is the message with fix, the re-derivation's commands.
+func (e *cursorLineError) Rederive(fix string) string {
+	return fmt.Sprintf("store: the cursor's position %d is not where a line starts in %s (the byte before it is not a newline): the cursor was edited, or it is another file's; fix the cursor, or %s", e.pos, e.path, fix)
 }

@@ -752,9 +752,11 @@ type ShorterError struct {
 	Size, Pos int64
 }
 
-func (e *ShorterError) Error() string {
-	return fmt.Sprintf("store: %s is shorter than the position to read from (%d < %d bytes): it was truncated or replaced; %s",
-		e.Path, e.Size, e.Pos, Rederive)
+func (e *ShorterError) Error() string { return e.Rederive(rederive) }
+
+// Rederive is the message with fix, the re-derivation's commands.
+func (e *ShorterError) Rederive(fix string) string {
+	return fmt.Sprintf("store: %s is shorter than the position to read from (%d < %d bytes): it was truncated or replaced; %s", e.Path, e.Size, e.Pos, fix)
 }
 
 // tailStep is how far EndOfLastLine reads back at a time.

@@ -69,3 +69,21 @@ func (s Spec) String() string {
 	}
 	return s.ID + "=" + strings.Join(s.Files(), ",")
 }
+
+// Abs is s with every path absolute (as filepath.Abs makes it, from the
+// working directory), so that a command written from it runs the same
+// from any directory: a tally store records it, and tgcheck and tally
+// advise it later, elsewhere. A path Abs cannot make absolute is kept.
+func (s Spec) Abs() Spec {
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	out := Spec{ID: s.ID, Path: abs(s.Path)}
+	for _, h := range s.History {
+		out.History = append(out.History, abs(h))
+	}
+	return out
+}

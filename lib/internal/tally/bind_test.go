@@ -2,12 +2,13 @@ package tally
 
 import (
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 )
@@ -140,26 +141,6 @@ func TestAnEditedDocumentIsRefusedWithTheFix(t *testing.T) {
 	}
 }
 
-func FuzzParseBindings(f *testing.F) {
-	f.Add([]byte("tape dev=2049 ino=131077 size=9120\ndoc crc=5d41402a\nstore id=web1 offset=0 gen=0 sig=30d022ed siglen=256\n"))
-	f.Add([]byte("tape dev=1 ino=2 size=9\nstore id=web2 offset=98304 gen=0 sig=5c1f00e7 siglen=256 from=end\n"))
-	f.Add([]byte("tape dev=1 ino=2 size=0\n"))
-	f.Add([]byte(""))
-	f.Fuzz(func(t *testing.T, text []byte) {
-		b, err := parseBindings("b", text)
-		if err != nil {
-			return
-		}
-		again, err := parseBindings("b", b.format())
-		if err != nil {
-			t.Fatalf("%q formats to %q, which does not parse: %v", text, b.format(), err)
-		}
-		if fmt.Sprint(again.format()) != fmt.Sprint(b.format()) {
-			t.Fatalf("%q: %q reads back as %q", text, b.format(), again.format())
-		}
-	})
-}
-
 // --replace moves the bindings aside with the old tape: they say what it
 // was counted from, and the new tape starts bound to nothing.
 func TestReplaceMovesTheBindingsAsideWithTheOldTape(t *testing.T) {
@@ -190,21 +171,43 @@ func TestReplaceMovesTheBindingsAsideWithTheOldTape(t *testing.T) {
 // replays it from before (feed --reset).
 func TestBeganIsWhereAStoreWasFirstDeliveredFrom(t *testing.T) {
 	dir := newStore(t)
-	if got, err := Began(dir); err != nil || got != nil {
+	if got, err := tallystore.Began(dir); err != nil || got != nil {
 		t.Fatalf("a fresh store: %v, %v; want nil", got, err)
 	}
 	b1, _ := batch(186350, 101, 112)
 	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(186350, "30d022ed", "end")+b1); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Began(dir); err != nil || got["web"] != 186350 {
+	if got, err := tallystore.Began(dir); err != nil || got["web"] != 186350 {
 		t.Fatalf("fed from its end: %v, %v; want web at 186350", got, err)
 	}
 	b0, _ := batch(0, 101, 112)
 	if _, err := runInput(t, dir, "feed v=1\n"+storeLine(0, "30d022ed", "start")+b0); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Began(dir); err != nil || got["web"] != 0 {
+	if got, err := tallystore.Began(dir); err != nil || got["web"] != 0 {
 		t.Fatalf("replayed from 0: %v, %v; want web at 0", got, err)
+	}
+}
+
+// A run under a feed that names its cursor and stores (the hello's
+// cursor=, the store lines' spec=) records them in the bindings, and the
+// re-derivation the store advises names them, not placeholders.
+func TestTheBindingsRecordFeedsCursorAndStoresAndTheRemakeNamesThem(t *testing.T) {
+	dir := newStore(t)
+	b1, _ := batch(0, 101, 112)
+	spec := "web=/var/log/old%20one.log.1,/var/log/web.log"
+	line := strings.TrimSuffix(storeLine(0, "30d022ed", "start"), "\n") + " spec=" + spec + "\n"
+	if _, err := runInput(t, dir, "feed v=1 cursor=/var/lib/tt/web.cursor\n"+line+b1); err != nil {
+		t.Fatal(err)
+	}
+	r := tallystore.RemakeOf(dir)
+	want := "feed --reset --cursor /var/lib/tt/web.cursor 'web=/var/log/old one.log.1,/var/log/web.log' -- tally --run " + dir
+	if !r.Known() || r.ReplayText() != want {
+		t.Fatalf("the remake replays with %q (known %v), want %q", r.ReplayText(), r.Known(), want)
+	}
+	b, _ := os.ReadFile(tallystore.At(dir).Bindings())
+	if !strings.Contains(string(b), "cursor path=/var/lib/tt/web.cursor\n") || !strings.Contains(string(b), " spec="+spec+"\n") {
+		t.Fatalf("the bindings do not record the cursor and the store's spec:\n%s", b)
 	}
 }

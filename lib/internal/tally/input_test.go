@@ -3,12 +3,13 @@ package tally
 import (
 	"bytes"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 )

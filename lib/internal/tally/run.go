@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 	"math"
 	"os"
 	"time"
+
+	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/bucket"
 	"github.com/timbertally/timbertally/lib/internal/tape"
@@ -30,6 +31,7 @@ type consumer struct {
 	safe   []int64
 	note   func(string, ...any)
 	binds  *bindings // what the tape was counted from; a store joining mid-run is checked against it too
+	cursor string    // feed's cursor (its hello's cursor=), "" when it named none
 	last   []byte    // the line being handled, for messages
 	seen   int64     // the input position ahead looked up to
 }
@@ -75,7 +77,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if len(torn) > 0 {
 		note("cut %d bytes of a torn last record group from the tape (a crash, a full disk, or an edit in the middle of an append); every store resumes at or before what the rest of the tape holds, so their entries are replayed", len(torn))
 	}
-	if err := b.save(dir, tw.File(), false); err != nil {
+	if err := b.Save(dir, tw.File(), false); err != nil {
 		return err
 	}
 	c.binds = b
@@ -104,7 +106,7 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if err := c.rep.durable(c.safe); err != nil {
 		return err
 	}
-	return b.save(dir, tw.File(), true)
+	return b.Save(dir, tw.File(), true)
 }
 
 // readStores reads "feed v=1" and the store lines, and returns the stores
@@ -125,6 +127,7 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 	if h.Window > 0 {
 		c.window(h.Window)
 	}
+	c.cursor = h.Cursor
 	var stores []tape.Pos
 	var decl []declared
 	for {
@@ -151,7 +154,7 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 		c.ids[h.ID] = len(stores)
 		c.rep.add(h.ID, h.Offset)
 		stores = append(stores, tape.Pos{ID: h.ID, Pos: h.Offset})
-		decl = append(decl, declared{id: h.ID, pos: h.Offset, gen: h.Gen, from: h.From})
+		decl = append(decl, declared{id: h.ID, pos: h.Offset, gen: h.Gen, from: h.From, spec: h.Spec})
 	}
 }
 
@@ -159,23 +162,42 @@ func (c *consumer) readStores() ([]tape.Pos, []declared, []byte, error) {
 // (for what, when said). A line that is no record (a *tape.ByteError; a
 // later kind's line is none: ScanBack passes it over) is named with the
 // fix: the tape cannot be counted on, so it is made again from its logs.
-func unreadable(dir, what string, err error) error {
+func unreadable(r tallystore.Remake, what string, err error) error {
 	var damaged *tape.ByteError
 	if !errors.As(err, &damaged) {
-		return fmt.Errorf("cannot read the tape of %s%s: %w", dir, what, err)
+		return fmt.Errorf("cannot read the tape of %s%s: %w", r.Dir, what, err)
 	}
-	return fmt.Errorf("cannot read the tape of %s%s: %w; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, %s", dir, what, err, dir, rederive(dir))
+	return &tallystore.RemakeError{What: fmt.Sprintf("cannot read the tape of %s%s: %v; it is not a record, so the tape was damaged or not written by tally (tgcheck --scan %s names it): re-make it from its logs, ", r.Dir, what, err, r.Dir), Fix: r, Err: err}
+}
+
+// remake is the tally store's re-derivation as this run names it: the
+// cursor and stores feed said (store lines decl), else what the bindings
+// recorded of an earlier run.
+func (c *consumer) remake(decl []declared) tallystore.Remake {
+	r := tallystore.RemakeOf(c.dir)
+	r.Cursor = c.cursor
+	var specs []string
+	for _, s := range decl {
+		if s.spec == "" {
+			return r
+		}
+		specs = append(specs, s.spec)
+	}
+	if len(specs) > 0 {
+		r.Stores = specs
+	}
+	return r
 }
 
 // checkWidth refuses a document whose window is not the width of the
 // tape's last seal (sealed; 0: none yet). It holds without DIR/bindings
 // (removed, or an older release's): every seal records its width.
-func checkWidth(dir string, width, sealed time.Duration) error {
+func checkWidth(r tallystore.Remake, width, sealed time.Duration) error {
 	if sealed == 0 || sealed == width {
 		return nil
 	}
-	return fmt.Errorf("%s has window %s, but the tape of %s holds buckets %s wide: the document was edited since the tape was begun, and counting on with it would put buckets of two widths on one tape. Nothing was written. Put the document's window back to %s, or, to count with the edited one, re-derive: %s",
-		tallystore.At(dir).Document(), width, dir, sealed, sealed, rederive(dir))
+	return &tallystore.RemakeError{What: fmt.Sprintf("%s has window %s, but the tape of %s holds buckets %s wide: the document was edited since the tape was begun, and counting on with it would put buckets of two widths on one tape. Nothing was written. Put the document's window back to %s, or, to count with the edited one, re-derive: ",
+		tallystore.At(r.Dir).Document(), width, r.Dir, sealed, sealed), Fix: r}
 }
 
 // check reads what the tape at tp already accounts for (the tail a replay
@@ -185,7 +207,7 @@ func checkWidth(dir string, width, sealed time.Duration) error {
 func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
 	torn, size, err := tape.Torn(tp)
 	if err != nil {
-		return nil, nil, nil, unreadable(c.dir, "", err)
+		return nil, nil, nil, unreadable(c.remake(decl), "", err)
 	}
 	f, err := os.Open(tp)
 	if errors.Is(err, os.ErrNotExist) {
@@ -199,15 +221,16 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 	for _, p := range stores {
 		resume[p.ID] = p.Pos
 	}
-	b, err := loadBindings(c.dir, tp)
+	b, err := loadBindings(c.dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	b.named(c.remake(decl), decl)
 	if err := b.checkSize(c.dir, size, len(torn), decl); err != nil {
 		return nil, nil, nil, err
 	}
 	if c.cutTo, err = b.orphan(f, size, decl); err != nil {
-		return nil, nil, nil, unreadable(c.dir, "", err)
+		return nil, nil, nil, unreadable(c.remake(decl), "", err)
 	}
 	size = min(size, c.cutTo)
 	known := bucket.NewKnown(resume)
@@ -224,12 +247,12 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 		return !enough || sealed == 0
 	})
 	if err != nil {
-		return nil, nil, nil, unreadable(c.dir, "", err)
+		return nil, nil, nil, unreadable(c.remake(decl), "", err)
 	}
 	if err := b.checkDoc(c.dir, doc, size); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := checkWidth(c.dir, width, sealed); err != nil {
+	if err := checkWidth(c.remake(decl), width, sealed); err != nil {
 		return nil, nil, nil, err
 	}
 	for _, s := range decl {
@@ -292,7 +315,7 @@ func (c *consumer) handle(m *message) error {
 	case protocol.KindHello:
 		return fmt.Errorf("%q: the feed line comes once, first", m.line)
 	case protocol.KindStore:
-		return c.join(declared{id: h.ID, pos: h.Offset, gen: h.Gen, from: h.From})
+		return c.join(declared{id: h.ID, pos: h.Offset, gen: h.Gen, from: h.From, spec: h.Spec})
 	}
 	st, ok := c.ids[h.ID]
 	if !ok {
@@ -343,10 +366,14 @@ func (c *consumer) join(s declared) error {
 		return !k.Enough()
 	})
 	if err != nil {
-		return unreadable(c.dir, " for store "+id+", which joins", err)
+		return unreadable(c.binds.remake, " for store "+id+", which joins", err)
 	}
+	c.binds.Named(id, s.spec)
 	if err := c.binds.checkStore(c.dir, s, k.Frontier(id), 0); err != nil {
 		return err
+	}
+	if specs, ok := c.binds.Specs(); ok {
+		c.binds.remake.Stores = specs // a glob's store, born mid-run
 	}
 	c.ids[id] = c.roller.Join(id, pos, k)
 	c.rep.add(id, pos)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/timbertally/timbertally/lib/internal/tallystore"
 	"io"
 )
 
@@ -92,26 +91,8 @@ func (r *Reader) Next() (Record, error) {
 	return rec, nil
 }
 
-// Remake is the fix for a tape of the tally store dir that holds a line
-// that is no record (damage, ParseOrLater): the tape cannot be counted on,
-// so it is made again from its logs, the old one kept beside the new. Every
-// reader that stops at damage (tally, tgread, tgcheck, tgpush) ends its
-// message with it, so that each advises the same commands, which run as
-// told.
-func Remake(dir string) string {
-	return RemakeFrom(dir, fmt.Sprintf("feed --reset --cursor FILE STORE... -- tally --run %s (its cursor and stores as before)", dir))
-}
-
-// RemakeFrom is Remake with the replay spelled out as feed, the feed
-// command that counts the stores again into dir (tgcheck knows them from
-// --against): the one spelling of the two steps, for every message that
-// advises them.
-func RemakeFrom(dir, feed string) string {
-	return fmt.Sprintf("tally --provision --replace --doc %s %s (the old tape is kept beside it), then %s", tallystore.At(dir).Document(), dir, feed)
-}
-
 // Damaged reports whether err is about a line of a tape that is no record
-// (a *LineError that is not a torn last line), the error Remake fixes.
+// (a *LineError that is not a torn last line), the error tallystore.Remake fixes.
 func Damaged(err error) bool {
 	var le *LineError
 	return errors.As(err, &le) && !errors.Is(err, ErrTorn)

@@ -127,28 +127,42 @@ type Totals struct {
 type GroupCounts struct {
 	Seal    *Record
 	InRange bool
-	Markers int              // marker lines
-	Late    int64            // entries of its !late markers
-	Dropped map[string]int64 // entries of its !drop markers, by reason
-	Capped  map[string]int64 // entries of its !cap markers, by metric
+	Markers int // marker lines
+	MarkerCounts
 }
 
 // count adds a marker to the group.
 func (g *GroupCounts) count(rec *Record) {
 	g.Markers++
+	g.Add(rec)
+}
+
+// MarkerCounts is what markers count, as the data-quality series carry
+// it: the entries of the !late markers, of the !drop markers by reason,
+// and of the !cap markers by metric. It is the one owner of that count
+// (tgread's per-group series, tgserve's and tgpush's running totals,
+// OTLP's points).
+type MarkerCounts struct {
+	Late    int64
+	Dropped map[string]int64 // nil until a !drop
+	Capped  map[string]int64 // nil until a !cap
+}
+
+// Add counts a marker (any other record is passed over).
+func (m *MarkerCounts) Add(rec *Record) {
 	switch rec.Kind {
 	case Late:
-		g.Late += rec.Count
+		m.Late += rec.Count
 	case Drop:
-		if g.Dropped == nil {
-			g.Dropped = map[string]int64{}
+		if m.Dropped == nil {
+			m.Dropped = map[string]int64{}
 		}
-		g.Dropped[rec.Reason] += rec.Count
+		m.Dropped[rec.Reason] += rec.Count
 	case Cap:
-		if g.Capped == nil {
-			g.Capped = map[string]int64{}
+		if m.Capped == nil {
+			m.Capped = map[string]int64{}
 		}
-		g.Capped[rec.Metric] += rec.Count
+		m.Capped[rec.Metric] += rec.Count
 	}
 }
 
