@@ -8,6 +8,7 @@
 #   bench/push.sh                       # ~1-2 minutes on 2 cores
 #   SECS=1800 RATE=1000 bench/push.sh   # half an hour of log at 1 000 lines/s
 #   RECEIVERS=vm DELAYS=0 bench/push.sh # VictoriaMetrics only, no delay figure
+#   BASE=main DELAYS=0 bench/push.sh    # also BASE's tgpush, side by side (rows "base")
 #
 # Each receiver is started on a free 127.0.0.1 port with a temporary data
 # dir (VictoriaMetrics with -dedup.minScrapeInterval=1ms, Prometheus with
@@ -43,6 +44,15 @@ done
 mkdir -p "$BIN"
 (cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgpush ./cmd/tgsynth)
 PATH=$BIN:$PATH
+# BASE: a commit whose tgpush is measured beside this tree's, on the same
+# stores and receivers, in the same run.
+TGPUSHES=tgpush
+if [ -n "${BASE:-}" ]; then
+	mkdir -p "$W/base"
+	git -C "$ROOT" archive "$BASE" | tar -x -C "$W/base"
+	(cd "$W/base" && go build -o "$BIN/tgpush.base" ./cmd/tgpush)
+	TGPUSHES="tgpush.base tgpush"
+fi
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -89,9 +99,9 @@ stop_receiver() { kill "$RPID"; wait "$RPID" 2>/dev/null || true; RPID=; rm -rf 
 # python3 that times it, reads tgpush's CPU and peak RSS from wait4 and the
 # receiver's CPU from /proc before and after every sample is queryable.
 push() {
-	python3 - "$1" "$2" "$W/$2" "$URL" "$RPID" <<'PY'
+	python3 - "$1" "$2" "$W/$2" "$URL" "$RPID" "$3" <<'PY'
 import json, os, subprocess, sys, time, urllib.parse, urllib.request
-recv, name, store, url, rpid = sys.argv[1:6]
+recv, name, store, url, rpid, exe = sys.argv[1:7]
 tick = os.sysconf("SC_CLK_TCK")
 def rcpu():
     f = open(f"/proc/{rpid}/stat").read().rsplit(")", 1)[1].split()
@@ -115,7 +125,7 @@ def count():
         n += int(float(res[0]["value"][1])) if res else 0
     return n
 c0, t0 = rcpu(), time.time()
-p = subprocess.Popen(["tgpush", "-q", "--once", "--cursor", store + "/cursor." + recv, "--url", url + "/api/v1/write", store])
+p = subprocess.Popen([exe, "-q", "--once", "--cursor", store + "/cursor." + recv + exe, "--url", url + "/api/v1/write", store])
 _, st, ru = os.wait4(p.pid, 0)
 t1 = time.time()
 if st != 0:
@@ -129,7 +139,7 @@ while n != last and time.time() < deadline:
 c2 = rcpu()
 pc = ru.ru_utime + ru.ru_stime
 d = t1 - t0
-print(f"{recv:10s} {name:8s} {n:9d} samples in {d:6.2f} s: {n / d:9.0f} samples/s; "
+print(f"{exe:11s} {recv:10s} {name:8s} {n:9d} samples in {d:6.2f} s: {n / d:9.0f} samples/s; "
       f"tgpush {pc:5.2f} CPU s, peak RSS {ru.ru_maxrss / 1024:6.1f} MiB; "
       f"receiver {c1 - c0:5.2f} CPU s during the push ({c2 - c0:5.2f} until stored), peak RSS {rhwm():6.0f} MiB; "
       f"tgpush/receiver CPU {pc / max(c2 - c0, 1e-9):.2f}")
@@ -142,9 +152,11 @@ for r in $RECEIVERS; do
 	prometheus) command -v prometheus >/dev/null || { echo "bench: prometheus is missing (apt-get install prometheus); skipped" >&2; continue; } ;;
 	esac
 	for s in bypath builtin; do
-		start_$r
-		push "$r" "$s"
-		stop_receiver
+		for x in $TGPUSHES; do
+			start_$r
+			push "$r" "$s" "$x"
+			stop_receiver
+		done
 	done
 done
 

@@ -122,18 +122,22 @@ func (fl *follower) size() (int64, error) {
 }
 
 // read returns the whole groups between the follower's offset and limit,
-// at most maxGroups of them (0: no limit), and moves the offset past them.
+// and moves the offset past them. It stops after the group that brings the
+// tape bytes returned to maxBytes or more (0: no bound): the bound is on
+// bytes, not groups, because a group's size is its series' count, which a
+// by= label can make thousands, and a read's memory is a small multiple of
+// its bytes. It returns at least one whole group when limit holds one.
 // Records after the last seal before limit (a group being written, a torn
 // line) are left for a later read.
-func (fl *follower) read(limit int64, maxGroups int) ([]Group, error) {
+func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 	if limit <= fl.off {
 		return nil, nil
 	}
 	r := tape.NewReader(io.NewSectionReader(fl.f, fl.off, limit-fl.off))
 	var groups []Group
 	var g Group
-	pos := fl.off
-	for maxGroups == 0 || len(groups) < maxGroups {
+	start, pos := fl.off, fl.off
+	for maxBytes == 0 || fl.off-start < maxBytes {
 		line, err := r.ReadLine()
 		if err == io.EOF || errors.Is(err, tape.ErrTorn) {
 			break

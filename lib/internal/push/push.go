@@ -247,7 +247,7 @@ func (p *pusher) drain(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		groups, err := p.fl.read(size, maxGroups)
+		groups, err := p.fl.read(size, readBytes)
 		if err != nil {
 			return err
 		}
@@ -260,8 +260,13 @@ func (p *pusher) drain(ctx context.Context) error {
 	}
 }
 
-// maxGroups bounds the groups read at once, and so the memory of a backlog.
-const maxGroups = 1024
+// readBytes bounds the tape bytes whose groups are read at once, and so
+// the memory of a backlog: a group parsed and batched takes about eight
+// times its tape bytes (bench/README.md, issue 29), so 2 MiB a read keeps
+// tgpush well under 64 MiB whatever the backlog, while still reading
+// hundreds of small groups at once. A single group larger than the bound is
+// still read whole.
+const readBytes = 2 << 20
 
 func (p *pusher) loop(ctx context.Context) error {
 	for {
@@ -276,7 +281,7 @@ func (p *pusher) loop(ctx context.Context) error {
 		if p.o.Once {
 			limit = p.limit
 		}
-		groups, err := p.fl.read(limit, maxGroups)
+		groups, err := p.fl.read(limit, readBytes)
 		if err != nil {
 			if len(groups) > 0 { // the groups before a damaged line are the tape's
 				err = errors.Join(p.push(ctx, groups), err)

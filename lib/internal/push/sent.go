@@ -40,7 +40,7 @@ func Sent(dir string, labels []*prompb.Label, fn func(SentGroup) error) error {
 	}
 	p := &pusher{o: &Options{Dir: dir, Labels: labels}, fl: fl, shape: buckets{}}
 	for {
-		groups, err := fl.read(size, 256)
+		groups, err := fl.read(size, readBytes)
 		if err != nil {
 			return err
 		}
