@@ -50,6 +50,20 @@ func isCopy(p string, at os.FileInfo, g Gen, off int64, s Seam) bool {
 	return err == nil && o.matches(g.id()) && o.hasSeam(off, s)
 }
 
+// beginsAs says whether the file at p, decompressed when it is gzip,
+// begins with generation id's first bytes.
+func beginsAs(p string, id GenID) bool {
+	if id.SigLen == 0 {
+		return false
+	}
+	o, err := openOlder(p)
+	if err != nil {
+		return false
+	}
+	defer o.close()
+	return o.matches(id)
+}
+
 // ContentSize returns how many bytes the file at path holds, decompressed
 // when it is gzip: how far a copy found by FindCopy reaches on the store's
 // axis from its generation's base.

@@ -680,6 +680,9 @@ func (r *Reader) rotate(end int64) (bool, error) {
 	// that it was written after the old file) marks another store named
 	// after this one, or an old generation touched since, as well.
 	skipped := newerGeneration(r.path, fi, nfi)
+	if skipped != "" && beginsAs(skipped, r.gen().id()) {
+		skipped = "" // the file just read, compressed since under its rotated name (logrotate's compress)
+	}
 	r.keepPrev(r.f, *r.gen(), end)
 	r.begin(f, nfi, end, "renamed")
 	r.gen().Skipped = skipped
