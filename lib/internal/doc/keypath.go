@@ -2,6 +2,7 @@ package doc
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -10,36 +11,24 @@ import (
 // a '\' as `\\`, as jq's and Vector's paths let a key hold one. Any other
 // '\' is an error, and so is an empty key.
 func SplitKeyPath(path string) ([]string, error) {
-	if !strings.Contains(path, `\`) {
-		keys := strings.Split(path, ".")
-		for _, k := range keys {
-			if k == "" {
-				return nil, errors.New("a key path has no empty key (two dots, or a dot at an end)")
-			}
-		}
-		return keys, nil
-	}
 	var keys []string
-	var key strings.Builder
+	var key []byte
 	for i := 0; i < len(path); i++ {
 		switch c := path[i]; {
 		case c == '\\' && i+1 < len(path) && (path[i+1] == '.' || path[i+1] == '\\'):
-			key.WriteByte(path[i+1])
+			key = append(key, path[i+1])
 			i++
 		case c == '\\':
 			return nil, errors.New(`in a key path, a dot inside a key is written \. and a backslash \\`)
 		case c == '.':
-			keys = append(keys, key.String())
-			key.Reset()
+			keys, key = append(keys, string(key)), key[:0]
 		default:
-			key.WriteByte(c)
+			key = append(key, c)
 		}
 	}
-	keys = append(keys, key.String())
-	for _, k := range keys {
-		if k == "" {
-			return nil, errors.New("a key path has no empty key (two dots, or a dot at an end)")
-		}
+	keys = append(keys, string(key))
+	if slices.Contains(keys, "") {
+		return nil, errors.New("a key path has no empty key (two dots, or a dot at an end)")
 	}
 	return keys, nil
 }

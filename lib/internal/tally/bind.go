@@ -21,13 +21,13 @@ type bindings struct {
 }
 
 // loadBindings reads dir's bindings, or none when the file is missing or
-// belongs to another tape file.
+// belongs to another tape file; named gives them this run's remake.
 func loadBindings(dir string) (*bindings, error) {
 	b, err := tallystore.LoadBindings(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &bindings{Bindings: b, remake: tallystore.RemakeOf(dir)}, nil
+	return &bindings{Bindings: b}, nil
 }
 
 // docCRC is the fingerprint of a document's text.

@@ -69,10 +69,6 @@ func note(format string, args ...any) {
 
 // App is tally's command line (Main runs it; docs/man makes its man page).
 func App() *cli.App {
-	var docs []string
-	for _, b := range doc.Builtins() {
-		docs = append(docs, b.Name)
-	}
 	app := command.Conventions(&cli.App{
 		Name:  "tally",
 		Usage: "bucket log entries by their own time into a tally store's tape",
@@ -101,7 +97,7 @@ Examples:
 		},
 		Action: func(c *cli.Context) error { return action(c, note) },
 	})
-	return command.Choices(app, "doc", docs...)
+	return command.Choices(app, "doc", builtinNames()...)
 }
 
 func action(c *cli.Context, note func(string, ...any)) error {

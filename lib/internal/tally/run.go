@@ -205,9 +205,10 @@ func checkWidth(r tallystore.Remake, width, sealed time.Duration) error {
 // whose document, store content or resume positions do not fit it; it
 // writes nothing. torn is what opening the tape for writing will cut.
 func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []tape.Pos, decl []declared) (*bucket.Known, *bindings, []byte, error) {
+	remake := c.remake(decl) // once: it reads the bindings' cursor and stores
 	torn, size, err := tape.Torn(tp)
 	if err != nil {
-		return nil, nil, nil, unreadable(c.remake(decl), "", err)
+		return nil, nil, nil, unreadable(remake, "", err)
 	}
 	f, err := os.Open(tp)
 	if errors.Is(err, os.ErrNotExist) {
@@ -225,12 +226,12 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b.named(c.remake(decl), decl)
+	b.named(remake, decl)
 	if err := b.checkSize(c.dir, size, len(torn), decl); err != nil {
 		return nil, nil, nil, err
 	}
 	if c.cutTo, err = b.orphan(f, size, decl); err != nil {
-		return nil, nil, nil, unreadable(c.remake(decl), "", err)
+		return nil, nil, nil, unreadable(remake, "", err)
 	}
 	size = min(size, c.cutTo)
 	known := bucket.NewKnown(resume)
@@ -247,12 +248,12 @@ func (c *consumer) check(doc []byte, width time.Duration, tp string, stores []ta
 		return !enough || sealed == 0
 	})
 	if err != nil {
-		return nil, nil, nil, unreadable(c.remake(decl), "", err)
+		return nil, nil, nil, unreadable(remake, "", err)
 	}
 	if err := b.checkDoc(c.dir, doc, size); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := checkWidth(c.remake(decl), width, sealed); err != nil {
+	if err := checkWidth(remake, width, sealed); err != nil {
 		return nil, nil, nil, err
 	}
 	for _, s := range decl {

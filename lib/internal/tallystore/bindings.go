@@ -290,19 +290,29 @@ func (l Layout) loadBindings(tp, p string) (*Bindings, error) {
 	if fi, err := os.Stat(tp); err == nil {
 		dev, ino = fileID(fi)
 	}
-	text, err := os.ReadFile(p)
+	b, err := readBindings(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Bindings{Dev: dev, Ino: ino}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	b, err := ParseBindings(p, text)
+	if b.Dev != dev || b.Ino != ino || ino == 0 {
+		return &Bindings{}, nil
+	}
+	return b, nil
+}
+
+// readBindings parses the bindings file at p, whichever tape it is of,
+// keeping its text (Save does not rewrite it unchanged).
+func readBindings(p string) (*Bindings, error) {
+	text, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
-	if b.Dev != dev || b.Ino != ino || ino == 0 {
-		return &Bindings{}, nil
+	b, err := ParseBindings(p, text)
+	if err != nil {
+		return nil, err
 	}
 	b.read = text
 	return b, nil

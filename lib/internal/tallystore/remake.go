@@ -2,7 +2,6 @@ package tallystore
 
 import (
 	"cmp"
-	"os"
 	"slices"
 	"strings"
 
@@ -52,31 +51,20 @@ func (e *RemakeError) Unwrap() error { return e.Err }
 // The bindings are read even when they are another tape file's (a tape
 // rewritten by hand, whose checks they no longer hold): the cursor and
 // stores they name are still those the store was last fed from.
-func RemakeOf(dir string) Remake {
-	l := At(dir)
-	r := Remake{Dir: dir}
-	if b, err := readBindings(l.Bindings()); err == nil {
-		r.Cursor = b.Cursor
-		r.Stores, _ = b.Specs()
-	}
-	return r
-}
-
-// readBindings parses the bindings file at p, whichever tape it is of.
-func readBindings(p string) (*Bindings, error) {
-	text, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
-	}
-	return ParseBindings(p, text)
-}
+func RemakeOf(dir string) Remake { return remakeFrom(dir, At(dir).Bindings()) }
 
 // RemakeReplaced is RemakeOf for the tape --replace moved to moved: the
 // cursor and stores its bindings (moved with it) recorded, for the new
 // tape's first run.
 func RemakeReplaced(dir, moved string) Remake {
+	return remakeFrom(dir, At(dir).replacedBindings(moved))
+}
+
+// remakeFrom is the remake of the tally store dir naming what the
+// bindings file at p recorded.
+func remakeFrom(dir, p string) Remake {
 	r := Remake{Dir: dir}
-	if b, err := readBindings(At(dir).replacedBindings(moved)); err == nil {
+	if b, err := readBindings(p); err == nil {
 		r.Cursor = b.Cursor
 		r.Stores, _ = b.Specs()
 	}
