@@ -155,6 +155,7 @@ func (r *Roller) AddStore(id string, pos int64) int {
 		r.catchUp = true
 	}
 	r.stores = append(r.stores, s)
+	r.x.Origin(len(r.stores)-1, id)
 	return len(r.stores) - 1
 }
 

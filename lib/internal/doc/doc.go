@@ -50,7 +50,9 @@
 //     belong to histograms only.
 //   - Fields lists the format's own fields, then the common names it
 //     offers beyond them (vocab.go: time status bytes method path
-//     duration), each an Alias of one of its own fields.
+//     duration), each an Alias of one of its own fields, then the origin
+//     fields a metric reads that it has no field of its own for
+//     (origin.go: store).
 //   - Every error is a *Error naming the document, the line and what was
 //     expected there.
 package doc
@@ -249,10 +251,11 @@ func (m Metric) Fields() []string {
 // regex does not compile (Parse never returns such a Doc).
 func (d *Doc) Fields() []string {
 	own := d.ownFields()
+	all := slices.Clip(own)
 	for _, a := range d.aliases(own) {
-		own = append(own, a.Name)
+		all = append(all, a.Name)
 	}
-	return own
+	return append(all, d.origins(own)...)
 }
 
 // ownFields are the format's own fields, without the common names.
@@ -304,7 +307,9 @@ func (d *Doc) keyFields() []string {
 	}
 	for _, m := range d.Metrics {
 		for _, f := range m.Fields() {
-			add(f)
+			if !isOrigin(f) {
+				add(f)
+			}
 		}
 	}
 	add(d.TimeField)

@@ -1,0 +1,60 @@
+package extract
+
+// origin is the extractor's knowledge of where entries come from: per
+// store, the values of the document's origin fields (doc.OriginNames),
+// made once when the store is declared, so that filling them costs a
+// slice assignment per field per entry.
+type origin struct {
+	at     int        // the first origin field's index; they are the last fields
+	names  []string   // the origin fields, in Entry.Fields order
+	stores [][][]byte // per store: a value per origin field
+	cur    [][]byte   // the current store's (Store), or each field empty
+}
+
+func newOrigin(names []string, at int) *origin {
+	o := &origin{at: at, names: names, cur: make([][]byte, len(names))}
+	for i := range o.cur {
+		o.cur[i] = []byte{}
+	}
+	return o
+}
+
+// Origin declares store st: its id, as feed names it. The extractor fills
+// the origin fields of the store's entries from it (Store says which
+// store the next entries come from).
+func (x *Extractor) Origin(st int, id string) {
+	o := x.origin
+	if st < 0 {
+		return
+	}
+	for len(o.stores) <= st {
+		o.stores = append(o.stores, nil)
+	}
+	vals := make([][]byte, len(o.names))
+	for i, n := range o.names {
+		switch n {
+		case "store":
+			vals[i] = []byte(id)
+		default:
+			vals[i] = []byte{}
+		}
+	}
+	o.stores[st] = vals
+	if st == x.st {
+		o.cur = vals
+	}
+}
+
+// selectStore makes store st's origin values the current ones.
+func (o *origin) selectStore(st int) {
+	if st >= 0 && st < len(o.stores) && o.stores[st] != nil {
+		o.cur = o.stores[st]
+	}
+}
+
+// fill sets the entry's origin fields.
+func (o *origin) fill(e *Entry) {
+	for i, v := range o.cur {
+		e.reset(o.at+i, v)
+	}
+}
