@@ -80,7 +80,7 @@ func (d *Doc) w3cFields() []string {
 	}
 	for _, m := range d.Metrics {
 		for _, f := range m.Fields() {
-			if !isOrigin(f) {
+			if !d.isOrigin(f) {
 				add(f)
 			}
 		}

@@ -1,22 +1,39 @@
 package extract
 
-// origin is the extractor's knowledge of where entries come from: per
-// store, the values of the document's origin fields (doc.OriginNames),
-// made once when the store is declared, so that filling them costs a
+// origin is the extractor's knowledge of where entries come from (the
+// document's origin fields, doc/origin.go): per store, the values of its
+// fields, made once when the store is declared, and per entry, its
+// envelope's stream and time (Envelope), so that filling them costs a
 // slice assignment per field per entry.
 type origin struct {
 	at     int        // the first origin field's index; they are the last fields
 	names  []string   // the origin fields, in Entry.Fields order
 	stores [][][]byte // per store: a value per origin field
 	cur    [][]byte   // the current store's (Store), or each field empty
+	// The envelope's fields: their index in cur (-1: not read), and the
+	// current entry's values.
+	streamAt, timeAt int
+	stream, time     []byte
 }
 
 func newOrigin(names []string, at int) *origin {
-	o := &origin{at: at, names: names, cur: make([][]byte, len(names))}
-	for i := range o.cur {
+	o := &origin{at: at, names: names, cur: make([][]byte, len(names)), streamAt: -1, timeAt: -1}
+	for i, n := range names {
 		o.cur[i] = []byte{}
+		switch n {
+		case "stream":
+			o.streamAt = i
+		case "runtime_time":
+			o.timeAt = i
+		}
 	}
 	return o
+}
+
+// Envelope sets the stream and the runtime's time of the entries
+// extracted next (the parts of the envelope around them).
+func (x *Extractor) Envelope(stream, time []byte) {
+	x.origin.stream, x.origin.time = stream, time
 }
 
 // Origin declares store st: its id, as feed names it. The extractor fills
@@ -56,5 +73,11 @@ func (o *origin) selectStore(st int) {
 func (o *origin) fill(e *Entry) {
 	for i, v := range o.cur {
 		e.reset(o.at+i, v)
+	}
+	if o.streamAt >= 0 {
+		e.reset(o.at+o.streamAt, o.stream)
+	}
+	if o.timeAt >= 0 {
+		e.reset(o.at+o.timeAt, o.time)
 	}
 }
