@@ -51,8 +51,10 @@ type Part struct {
 
 // Unwrapper reads one envelope. Not safe for concurrent use.
 type Unwrapper struct {
-	kind    doc.EnvelopeKind
-	scratch []byte // a docker log's unescaped bytes
+	kind         doc.EnvelopeKind
+	scratch      []byte // a docker log's unescaped bytes
+	stream, time []byte // a docker stream's or time's, when escaped (no runtime escapes them)
+	key          []byte // an escaped key, unescaped
 }
 
 // NewUnwrapper returns an Unwrapper for kind (doc.CRI or doc.Docker).
@@ -132,7 +134,8 @@ func (u *Unwrapper) docker(line []byte) (Part, bool) {
 		}
 		key := line[ks:kq]
 		if kesc {
-			key = nil // no key of ours is escaped
+			u.key, _ = unescape(u.key[:0], key) // scanString checked its escapes
+			key = u.key
 		}
 		if i = skipWS(line, kq+1); i >= len(line) || line[i] != ':' {
 			return p, false
@@ -187,16 +190,25 @@ func dockerKey(k []byte) int {
 }
 
 // dockerValue sets key k's value v (a JSON string's content; esc: it has
-// escapes). The log is unescaped, its trailing \n (escaped: the two bytes
-// \n) saying the line's last part; a stream or time has no escapes.
+// escapes), unescaped. The log's trailing \n (escaped: the two bytes \n)
+// says the line's last part.
 func (u *Unwrapper) dockerValue(p *Part, k int, v []byte, esc bool) bool {
-	switch k {
-	case 1:
+	var ok bool
+	switch {
+	case k == 1 && esc:
+		u.stream, ok = unescape(u.stream[:0], v)
+		p.Stream = u.stream
+		return ok
+	case k == 1:
 		p.Stream = v
-		return !esc
-	case 2:
+		return true
+	case k == 2 && esc:
+		u.time, ok = unescape(u.time[:0], v)
+		p.Time = u.time
+		return ok
+	case k == 2:
 		p.Time = v
-		return !esc
+		return true
 	}
 	p.Partial = true
 	if n := len(v); n >= 2 && v[n-2] == '\\' && v[n-1] == 'n' && !oddBackslashesBefore(v, n-2) {
@@ -206,7 +218,6 @@ func (u *Unwrapper) dockerValue(p *Part, k int, v []byte, esc bool) bool {
 		p.Log = v
 		return true
 	}
-	var ok bool
 	u.scratch, ok = unescape(u.scratch[:0], v)
 	p.Log = u.scratch
 	return ok
