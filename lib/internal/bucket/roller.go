@@ -170,8 +170,16 @@ func (r *Roller) AddStore(id string, pos int64) int {
 		r.catchUp = true
 	}
 	r.stores = append(r.stores, s)
-	r.x.Origin(len(r.stores)-1, id)
+	r.x.Origin(len(r.stores)-1, id, "") // File says its path; until then only a kubelet path's fields are unknown
 	return len(r.stores) - 1
+}
+
+// File says the path of store st's file, for the origin fields that come
+// from it (the kubelet's namespace, pod, container): a document that reads
+// them refuses a store whose path is not in a kubelet layout, or unknown
+// (""), with an *extract.PathError, before any entry of it is counted.
+func (r *Roller) File(st int, path string) error {
+	return r.x.Origin(st, r.stores[st].id, path)
 }
 
 // Join declares a store that joins mid-run, resuming at pos, and returns

@@ -103,7 +103,9 @@ func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 	}
 	out := &derivation{Buckets: map[int64]map[string]derivedSeries{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
 	for k, src := range prepare(t, inputs) {
-		dv.x.Origin(k, src.ID) // by=store: the id the tape names it by
+		if err := dv.x.Origin(k, src.ID, src.Path); err != nil { // by=store: the id the tape names it by; by=pod: its path's
+			return nil, fmt.Errorf("tgcheck: %w", err)
+		}
 		dv.x.Store(k)          // a w3c store's columns are its own #Fields header's
 		n, err := dv.store(src)
 		if err != nil {

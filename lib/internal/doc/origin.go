@@ -14,14 +14,20 @@ import "slices"
 //   - stream, runtime_time: with an envelope, the stream the runtime
 //     read the line from (stdout, stderr) and the time it stamped the
 //     line's first part with (RFC 3339, layout rfc3339).
+//   - namespace, pod, container: with an envelope, what the store's path
+//     says in the kubelet's layouts (extract.KubeletPath); a store whose
+//     path is in neither is refused when it is declared.
 //
 // A JSON or logfmt format has a field for every name a document reads, so
 // there an origin name is the origin field unless the format line names
 // it (format json store=store reads the key "store").
 var storeOrigins = []string{"store"}
 
-// EnvelopeOrigins are the fields an envelope adds.
-var EnvelopeOrigins = []string{"stream", "runtime_time"}
+// EnvelopeOrigins are the fields an envelope adds: the runtime's, and
+// the kubelet's from the store's path (only a container's log is
+// enveloped, and a json or logfmt document without one reads keys of
+// those names as before).
+var EnvelopeOrigins = []string{"stream", "runtime_time", "namespace", "pod", "container"}
 
 // EnvelopeKind is a container runtime's line around each line of a
 // container's output (extract/envelope.go cuts them).

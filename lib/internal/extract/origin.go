@@ -1,5 +1,7 @@
 package extract
 
+import "github.com/timbertally/timbertally/lib/internal/doc"
+
 // origin is the extractor's knowledge of where entries come from (the
 // document's origin fields, doc/origin.go): per store, the values of its
 // fields, made once when the store is declared, and per entry, its
@@ -36,13 +38,19 @@ func (x *Extractor) Envelope(stream, time []byte) {
 	x.origin.stream, x.origin.time = stream, time
 }
 
-// Origin declares store st: its id, as feed names it. The extractor fills
-// the origin fields of the store's entries from it (Store says which
-// store the next entries come from).
-func (x *Extractor) Origin(st int, id string) {
+// Origin declares store st: its id, as feed names it, and its file's
+// path ("" when not known). The extractor fills the origin fields of the
+// store's entries from them (Store says which store the next entries come
+// from). A document that reads the kubelet's fields (namespace, pod,
+// container) refuses a path not in a kubelet layout: *PathError.
+func (x *Extractor) Origin(st int, id, path string) error {
 	o := x.origin
 	if st < 0 {
-		return
+		return nil
+	}
+	k, err := kubeletOf(o.kubelet(), id, path)
+	if err != nil {
+		return err
 	}
 	for len(o.stores) <= st {
 		o.stores = append(o.stores, nil)
@@ -52,6 +60,12 @@ func (x *Extractor) Origin(st int, id string) {
 		switch n {
 		case "store":
 			vals[i] = []byte(id)
+		case "namespace":
+			vals[i] = []byte(k.Namespace)
+		case "pod":
+			vals[i] = []byte(k.Pod)
+		case "container":
+			vals[i] = []byte(k.Container)
 		default:
 			vals[i] = []byte{}
 		}
@@ -60,6 +74,42 @@ func (x *Extractor) Origin(st int, id string) {
 	if st == x.st {
 		o.cur = vals
 	}
+	return nil
+}
+
+// kubelet returns the origin fields read that a kubelet path gives.
+func (o *origin) kubelet() []string { return kubeletFields(o.names) }
+
+func kubeletFields(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n == "namespace" || n == "pod" || n == "container" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// kubeletOf reads store id's path in the kubelet layouts when the
+// document reads fields (some of namespace, pod, container) it gives.
+func kubeletOf(fields []string, id, path string) (Kubelet, error) {
+	if len(fields) == 0 {
+		return Kubelet{}, nil
+	}
+	k, ok := KubeletPath(path)
+	if path == "" || !ok {
+		return k, &PathError{Store: id, Path: path, Fields: fields}
+	}
+	return k, nil
+}
+
+// CheckFile says whether document d can count store id from the file at
+// path: a document that reads the kubelet's fields refuses a path in no
+// kubelet layout (*PathError). Origin says the same; this is for a
+// check before anything is written.
+func CheckFile(d *doc.Doc, id, path string) error {
+	_, err := kubeletOf(kubeletFields(d.Origins()), id, path)
+	return err
 }
 
 // selectStore makes store st's origin values the current ones.

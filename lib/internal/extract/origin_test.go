@@ -9,8 +9,8 @@ import (
 // name keeps its own.
 func TestTheStoreFieldIsTheIdOfTheStoreTheEntryCameFrom(t *testing.T) {
 	x := newExtractor(t, "format json\ntime ts layout=rfc3339\nwindow 1s\nmetric r count by=store,code\n")
-	x.Origin(0, "web1")
-	x.Origin(1, "web2")
+	x.Origin(0, "web1", "")
+	x.Origin(1, "web2", "")
 	var e Entry
 	line := []byte(`{"ts":"2026-10-10T13:55:36Z","code":200,"store":"not the id"}`)
 	for _, st := range []int{1, 0, 0, 1} {
@@ -27,7 +27,7 @@ func TestTheStoreFieldIsTheIdOfTheStoreTheEntryCameFrom(t *testing.T) {
 	}
 
 	own := newExtractor(t, "format json store=store\ntime ts layout=rfc3339\nwindow 1s\nmetric r count by=store\n")
-	own.Origin(0, "web1")
+	own.Origin(0, "web1", "")
 	own.Store(0)
 	if r := own.Extract(line, &e); r != "" || string(e.Fields[own.Field("store")]) != "not the id" {
 		t.Errorf("a format line naming store reads the key: %q %q", r, e.Fields[own.Field("store")])

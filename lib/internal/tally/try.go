@@ -31,7 +31,9 @@ func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note fun
 		files = []string{"-"}
 	}
 	for _, f := range files {
-		r.AddStore(tryID(f), 0)
+		if err := r.File(r.AddStore(tryID(f), 0), tryPath(f)); err != nil {
+			return err
+		}
 	}
 	for st, f := range files {
 		in, err := openTry(f, stdin)
@@ -69,6 +71,19 @@ func openTry(f string, stdin io.Reader) (io.ReadCloser, error) {
 		return nil, err // a permission error gets its fix from command.Conventions
 	}
 	return fh, nil
+}
+
+// tryPath is a --try store's path, absolute ("" for stdin): a kubelet
+// layout's fields are read from it.
+func tryPath(f string) string {
+	if f == "-" {
+		return ""
+	}
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		return f
+	}
+	return abs
 }
 
 // tryID names a --try store: the file's base name when it is a valid id.
