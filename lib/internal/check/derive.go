@@ -106,7 +106,7 @@ func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 		if err := dv.x.Origin(k, src.ID, src.Path); err != nil { // by=store: the id the tape names it by; by=pod: its path's
 			return nil, fmt.Errorf("tgcheck: %w", err)
 		}
-		dv.x.Store(k)          // a w3c store's columns are its own #Fields header's
+		dv.x.Store(k) // a w3c store's columns are its own #Fields header's
 		n, err := dv.store(src)
 		if err != nil {
 			return nil, err

@@ -9,8 +9,8 @@ import (
 
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
-	"github.com/timbertally/timbertally/lib/internal/tape"
 	"github.com/timbertally/timbertally/lib/internal/store"
+	"github.com/timbertally/timbertally/lib/internal/tape"
 	"github.com/timbertally/timbertally/lib/protocol"
 )
 
