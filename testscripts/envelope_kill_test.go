@@ -16,12 +16,13 @@ import (
 )
 
 // envelopeKillDoc counts each store's entries under a container runtime's
-// envelope: by=store gives the tape's count per file, and the markers
-// (2% malformed lines, the synthetic jitter's !late) name their store.
+// envelope: by=store gives the tape's count per file, by=pod the pod its
+// kubelet path names, and the markers (2% malformed lines, the synthetic
+// jitter's !late) name their store.
 const envelopeKillDoc = `format apache-combined
 envelope %s
 window 1s grace=0s
-metric requests count by=store
+metric requests count by=pod,store
 `
 
 // wrapLines wraps each line of lines as runtime kind ("cri" or "docker")
@@ -68,6 +69,10 @@ func perStoreLabel(t *testing.T, tp []byte) map[string]int64 {
 	for _, l := range readTape(t, tp) {
 		switch {
 		case l.kind == "series":
+			// The store web_ID_0a1b is pod ID's (the kubelet's NS_POD_UID).
+			if st := l.labels["store"]; "web_"+l.labels["pod"]+"_0a1b" != st {
+				t.Errorf("the series %v names pod %q for store %q", l.labels, l.labels["pod"], st)
+			}
 			n[l.labels["store"]] += int64(l.value)
 		case l.kind == "!late" || l.kind == "!drop" || l.kind == "!cap":
 			n[l.keys["id"]] += l.count()
@@ -76,15 +81,15 @@ func perStoreLabel(t *testing.T, tp []byte) map[string]int64 {
 	return n
 }
 
-// TestSplitContainerLinesAreCountedOnceEachUnderKills follows --glob over
+// TestSplitContainerLinesAreCountedOnceEachPerPodUnderKills follows --glob over
 // a kubelet-like tree of CRI (rounds 0 and 2) or docker json-file (round
 // 1) logs whose lines are split into parts, appended in pieces that end
 // mid-line and mid-split-line, while feed, tally or both are killed
 // (SIGKILL) at random moments and the same command started again; a last
 // one-shot run completes the tape. Every entry of every file is accounted
-// for exactly once: the lines the test wrapped, per file, against the
-// tape's series by=store and its markers.
-func TestSplitContainerLinesAreCountedOnceEachUnderKills(t *testing.T) {
+// for exactly once: the lines the test wrapped, per file (one pod's),
+// against the tape's series by=store and its markers.
+func TestSplitContainerLinesAreCountedOnceEachPerPodUnderKills(t *testing.T) {
 	h, rng := killHarness(t, "")
 	kills := 0
 	const rounds = 3
