@@ -20,9 +20,16 @@
 //   - The common names (doc.Alias) are set after the format's own fields:
 //     the same bytes, or a number divided into seconds; those no metric
 //     reads are "-" (all are set after CutRequests).
-//   - The origin fields (doc.OriginNames: store) are the values Origin
-//     declared for the store Store last named, made once per store: an
-//     entry of a store never declared has them empty.
+//   - The origin fields (doc/origin.go: store; under an envelope stream,
+//     runtime_time, namespace, pod, container) are the values Origin
+//     declared for the store Store last named, made once per store, and
+//     the envelope's that Envelope set for the entry: an entry of a store
+//     never declared has them empty. A document reading the kubelet's
+//     fields refuses a path in no kubelet layout (PathError).
+//   - An envelope (envelope.go) is unwrapped and its split lines joined
+//     outside Extract, by an Unwrapper and a Joiner per store, which tally
+//     and tgcheck drive alike: a joined entry is at its first part's
+//     offset, and nothing of a split line is an entry until its last part.
 //   - A JSON or logfmt field whose key the line lacks (or, in JSON, holds
 //     null) is empty: no label value, not a number (sum adds 0, min and
 //     max skip it), and no time (reason time). It is never guessed.
