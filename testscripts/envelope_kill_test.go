@@ -121,24 +121,15 @@ func TestSplitContainerLinesAreCountedOnceEachPerPodUnderKills(t *testing.T) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			return cmd
 		}
-		p := startFollowed(t, command(true))
 		steps := []func(){
 			func() { write("a", 600) },
 			func() { write("d", 500); write("b", 300) },
 			func() { write("c", 400) },
 			func() { write("a", 300); write("d", 300) },
 		}
-		for _, step := range steps {
-			step()
-			kind := killKind(rng.IntN(int(killKinds)))
-			kills += p.kill(t, dir, kind, time.Duration(rng.IntN(200))*time.Millisecond)
-			p = startFollowed(t, command(true))
-		}
-		syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT)
-		p.wait(t, dir)
-		if out, err := command(false).CombinedOutput(); err != nil {
-			t.Fatalf("round %d: the one-shot run failed: %v\n%s", round, err, out)
-		}
+		kills += killSteps(t, dir, round, command, steps, func() bool { return true }, func() time.Duration { // every step ends in a kill
+			return time.Duration(rng.IntN(200)) * time.Millisecond
+		}, rng)
 		got := perStoreLabel(t, readFile(t, filepath.Join(dir, "tape")))
 		for id, want := range wrote {
 			// The glob's id is the text its wildcard matched: the pod's directory.

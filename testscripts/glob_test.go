@@ -125,7 +125,6 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd
 	}
-	p := startFollowed(t, command(true))
 	steps := []func(){
 		func() { write("a", 1500) },
 		func() { // a fourth file joins this very run
@@ -136,19 +135,9 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 		func() { durable(t, dir+".cursor", "c", int64(len(wrote["c"]))); os.Remove(path("c")) },
 		func() { write("a", 500); write("d", 700) },
 	}
-	for _, step := range steps {
-		step()
-		if rng.IntN(3) > 0 { // two steps in three end in a kill
-			kind := killKind(rng.IntN(int(killKinds)))
-			kills += p.kill(t, dir, kind, time.Duration(rng.IntN(300))*time.Millisecond)
-			p = startFollowed(t, command(true))
-		}
-	}
-	syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT)
-	p.wait(t, dir)
-	if out, err := command(false).CombinedOutput(); err != nil {
-		t.Fatalf("round %d: the one-shot run failed: %v\n%s", round, err, out)
-	}
+	kills = killSteps(t, dir, round, command, steps, func() bool { return rng.IntN(3) > 0 }, func() time.Duration { // two steps in three end in a kill
+		return time.Duration(rng.IntN(300)) * time.Millisecond
+	}, rng)
 	got := perStore(t, readFile(t, filepath.Join(dir, "tape")))
 	for id, data := range wrote {
 		if want := int64(bytes.Count(data, []byte("\n"))); got[id] != want {
@@ -157,6 +146,29 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 	}
 	if len(got) != len(wrote) {
 		t.Errorf("round %d: the tape names stores %v, the files are %d", round, got, len(wrote))
+	}
+	return kills
+}
+
+// killSteps runs a round of a followed pipeline (command(true); false:
+// the one-shot run): each step, then, when killNow says, a kill of a kind
+// drawn from rng after delay() and the same command started again; at the
+// end SIGINT, and the one-shot run to completion. It returns the kills.
+func killSteps(t *testing.T, dir string, round int, command func(follow bool) *exec.Cmd, steps []func(), killNow func() bool, delay func() time.Duration, rng *rand.Rand) (kills int) {
+	t.Helper()
+	p := startFollowed(t, command(true))
+	for _, step := range steps {
+		step()
+		if killNow() {
+			kind := killKind(rng.IntN(int(killKinds)))
+			kills += p.kill(t, dir, kind, delay())
+			p = startFollowed(t, command(true))
+		}
+	}
+	syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT)
+	p.wait(t, dir)
+	if out, err := command(false).CombinedOutput(); err != nil {
+		t.Fatalf("round %d: the one-shot run failed: %v\n%s", round, err, out)
 	}
 	return kills
 }

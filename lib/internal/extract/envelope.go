@@ -193,22 +193,11 @@ func dockerKey(k []byte) int {
 // escapes), unescaped. The log's trailing \n (escaped: the two bytes \n)
 // says the line's last part.
 func (u *Unwrapper) dockerValue(p *Part, k int, v []byte, esc bool) bool {
-	var ok bool
-	switch {
-	case k == 1 && esc:
-		u.stream, ok = unescape(u.stream[:0], v)
-		p.Stream = u.stream
-		return ok
-	case k == 1:
-		p.Stream = v
-		return true
-	case k == 2 && esc:
-		u.time, ok = unescape(u.time[:0], v)
-		p.Time = u.time
-		return ok
-	case k == 2:
-		p.Time = v
-		return true
+	switch k {
+	case 1:
+		return unescaped(&p.Stream, &u.stream, v, esc)
+	case 2:
+		return unescaped(&p.Time, &u.time, v, esc)
 	}
 	p.Partial = true
 	if n := len(v); n >= 2 && v[n-2] == '\\' && v[n-1] == 'n' && !oddBackslashesBefore(v, n-2) {
@@ -218,8 +207,19 @@ func (u *Unwrapper) dockerValue(p *Part, k int, v []byte, esc bool) bool {
 		p.Log = v
 		return true
 	}
-	u.scratch, ok = unescape(u.scratch[:0], v)
-	p.Log = u.scratch
+	return unescaped(&p.Log, &u.scratch, v, true)
+}
+
+// unescaped sets *dst to v, or, when v has escapes, to v unescaped into
+// *buf (reused).
+func unescaped(dst, buf *[]byte, v []byte, esc bool) bool {
+	if !esc {
+		*dst = v
+		return true
+	}
+	var ok bool
+	*buf, ok = unescape((*buf)[:0], v)
+	*dst = *buf
 	return ok
 }
 
