@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -111,16 +108,7 @@ func TestSplitContainerLinesAreCountedOnceEachPerPodUnderKills(t *testing.T) {
 			write(id, 800)
 		}
 		dir := h.provision(fmt.Sprintf("%s%d", kind, round))
-		command := func(follow bool) *exec.Cmd {
-			args := []string{"-q", "--cursor", dir + ".cursor", "--idle-tick", "50ms", "--batch-size", strconv.Itoa(5 + rng.IntN(60)),
-				"--glob", filepath.Join(logs, "*", "nginx", "0.log")}
-			if follow {
-				args = append(args, "--follow")
-			}
-			cmd := exec.Command("feed", append(args, "--", "tally", "--run", dir)...)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			return cmd
-		}
+		command := globCommand(dir, 5+rng.IntN(60), filepath.Join(logs, "*", "nginx", "0.log")) // batches of 5 to 64 lines: split lines cross them
 		steps := []func(){
 			func() { write("a", 600) },
 			func() { write("d", 500); write("b", 300) },

@@ -116,15 +116,7 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 		write(id, 2000)
 	}
 	dir := h.provision(fmt.Sprintf("glob%d", round))
-	command := func(follow bool) *exec.Cmd {
-		args := []string{"-q", "--cursor", dir + ".cursor", "--idle-tick", "50ms", "--batch-size", "256", "--glob", filepath.Join(logs, "*", "access.log")}
-		if follow {
-			args = append(args, "--follow")
-		}
-		cmd := exec.Command("feed", append(args, "--", "tally", "--run", dir)...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return cmd
-	}
+	command := globCommand(dir, 256, filepath.Join(logs, "*", "access.log"))
 	steps := []func(){
 		func() { write("a", 1500) },
 		func() { // a fourth file joins this very run
@@ -148,6 +140,21 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 		t.Errorf("round %d: the tape names stores %v, the files are %d", round, got, len(wrote))
 	}
 	return kills
+}
+
+// globCommand is a glob kill round's pipeline, in a process group of its
+// own: feed -q over pattern with the cursor beside tally store dir,
+// batches of batch, an idle tick of 50 ms, --follow when follow says.
+func globCommand(dir string, batch int, pattern string) func(follow bool) *exec.Cmd {
+	return func(follow bool) *exec.Cmd {
+		args := []string{"-q", "--cursor", dir + ".cursor", "--idle-tick", "50ms", "--batch-size", strconv.Itoa(batch), "--glob", pattern}
+		if follow {
+			args = append(args, "--follow")
+		}
+		cmd := exec.Command("feed", append(args, "--", "tally", "--run", dir)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}
 }
 
 // killSteps runs a round of a followed pipeline (command(true); false:
