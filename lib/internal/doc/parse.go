@@ -179,6 +179,9 @@ func (p *parser) keys(n int, words []string) error {
 		if !ok || !isLabelName(name) || path == "" {
 			return p.errorf(n, "format %s: %q is not NAME=KEYPATH with NAME a label name; format %s %s", words[1], w, words[1], keysWant)
 		}
+		if _, err := SplitKeyPath(path); err != nil {
+			return p.errorf(n, "format %s: %s: %v; a key that holds a '.' is written with \\., e.g. host=hosts.hg\\.nginx\\.org", words[1], w, err)
+		}
 		if slices.ContainsFunc(p.d.Keys, func(k Key) bool { return k.Name == name }) {
 			return p.errorf(n, "format %s: field %s is named twice; name it once", words[1], name)
 		}

@@ -61,9 +61,11 @@
 package extract
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 )
@@ -129,6 +131,7 @@ type Extractor struct {
 	request   bool        // an Apache format whose request parts a metric reads
 	lf        *logFormat  // Apache, Nginx: the compiled format string
 	keys      *keyNode    // JSON: the key paths read
+	numeric   []int       // JSON, Logfmt: the own fields a metric adds or compares (tooLarge)
 	lkeys     []logfmtKey // Logfmt: the keys read
 	lkeyLens  uint64      // Logfmt: bit n set for a key read of n bytes (63: of 63 or more)
 	scratch   []byte      // JSON, Logfmt: unescaped strings of this entry; squid: the squeezed line
@@ -148,7 +151,7 @@ const (
 	ReasonStatus = "status" // a status that is not three digits, 0 or -1 (isStatus)
 	ReasonBytes  = "bytes"  // an Apache size that is not "-" or digits below 2^53
 	ReasonTime   = "time"   // the time field does not parse in the layout
-	ReasonNumber = "number" // a LogFormat numeric field that is not "-" or a number
+	ReasonNumber = "number" // a LogFormat numeric field that is not "-" or a number; a number too large to add exactly (2^53 or more) in any format
 	// ReasonHeader (named.go) is no reason for a !drop: a header line is no entry.
 )
 
@@ -181,12 +184,21 @@ func New(d *doc.Doc) (*Extractor, error) {
 	case doc.JSON:
 		x.keys = &keyNode{index: -1, field: -1}
 		for i, n := range x.names[:x.ownFields()] {
-			x.keys.addPath(d.KeyPath(n), i)
+			keys, err := doc.SplitKeyPath(d.KeyPath(n))
+			if err != nil {
+				return nil, fmt.Errorf("extract: document %s: field %s: %v", d.Name, n, err)
+			}
+			x.keys.addPath(keys, i)
 		}
 	case doc.Logfmt:
 		for i, n := range x.names[:x.ownFields()] {
-			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(d.KeyPath(n)), field: i})
-			x.lkeyLens |= keyLenBit(len(d.KeyPath(n)))
+			keys, err := doc.SplitKeyPath(d.KeyPath(n))
+			if err != nil {
+				return nil, fmt.Errorf("extract: document %s: field %s: %v", d.Name, n, err)
+			}
+			key := strings.Join(keys, ".") // one logfmt key, a '.' in it as written
+			x.lkeys = append(x.lkeys, logfmtKey{key: []byte(key), field: i})
+			x.lkeyLens |= keyLenBit(len(key))
 		}
 	}
 	for _, a := range d.Aliases() {
@@ -194,6 +206,13 @@ func New(d *doc.Doc) (*Extractor, error) {
 			used: d.Uses(a.Name) || d.TimeField == a.Name, buf: make([]byte, 0, 32)})
 	}
 	x.origin = newOrigin(d.Origins(), len(x.names)-len(d.Origins()))
+	if d.Format == doc.JSON || d.Format == doc.Logfmt {
+		for _, m := range d.Metrics {
+			if i := x.Field(m.Field); m.Kind != doc.Count && i >= 0 && i < x.ownFields() && !slices.Contains(x.numeric, i) {
+				x.numeric = append(x.numeric, i)
+			}
+		}
+	}
 	x.timeField = slices.Index(x.names, d.TimeField)
 	if x.timeField < 0 {
 		return nil, fmt.Errorf("extract: document %s: time field %q is not a field of its format", d.Name, d.TimeField)
@@ -259,9 +278,9 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 	case doc.Apache, doc.Nginx:
 		reason = x.logFormat(line, e)
 	case doc.JSON:
-		reason = x.json(line, e)
+		reason = cmp.Or(x.json(line, e), x.tooLarge(e))
 	case doc.Logfmt:
-		reason = x.logfmt(line, e)
+		reason = cmp.Or(x.logfmt(line, e), x.tooLarge(e))
 	case doc.Named:
 		reason = x.named(line, e)
 	case doc.W3CLog:

@@ -38,8 +38,8 @@ func keyWord(w uint64, n int) uint64 {
 }
 
 // addPath adds the key path a.b.c of field to the tree under n.
-func (n *keyNode) addPath(path string, field int) {
-	for _, seg := range strings.Split(path, ".") {
+func (n *keyNode) addPath(keys []string, field int) {
+	for _, seg := range keys {
 		var next *keyNode
 		for _, k := range n.kids {
 			if string(k.key) == seg {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -333,4 +334,48 @@ func TestAJSONLineAtTheNestingLimitIsReadWhateverItsInnermostValue(t *testing.T)
 			}
 		}
 	}
+}
+
+// A number a metric adds that is too large to add exactly (2^53 or more)
+// is a !drop with the reason number in JSON and logfmt, as the same digits
+// in an Apache or nginx numeric field are, not a silent 0; a field no
+// metric adds, a smaller number and text that is no number are as before.
+func TestANumberTooLargeToAddExactlyIsADropInJSONAndLogfmtAsInApache(t *testing.T) {
+	js := newExtractor(t, jsonDoc)
+	lf := newExtractor(t, logfmtDoc)
+	ap := newExtractor(t, "format apache \"%h %l %u %t \\\"%r\\\" %>s %b %D\"\ntime time layout=clf\nwindow 10s\nmetric d sum=duration_us\n")
+	for _, c := range []struct {
+		x    *Extractor
+		line string
+		want string
+	}{
+		{js, `{"ts":1791640536,"duration":9007199254740992}`, ReasonNumber},
+		{js, `{"ts":1791640536,"duration":-9007199254740993}`, ReasonNumber},
+		{js, `{"ts":1791640536,"duration":1e400}`, ReasonNumber},
+		{js, `{"ts":1791640536,"duration":"123456789012345678901"}`, ReasonNumber},
+		{js, `{"ts":1791640536,"duration":9007199254740991}`, ""},
+		{js, `{"ts":1791640536,"duration":"slow"}`, ""},
+		{js, `{"ts":1791640536,"size":123456789012345678901,"duration":1}`, ""},
+		{lf, `ts=2026-10-10T13:55:36Z duration=123456789012345678901`, ReasonNumber},
+		{lf, `ts=2026-10-10T13:55:36Z duration=1.5`, ""},
+		{lf, `ts=2026-10-10T13:55:36Z duration=-`, ""},
+		{ap, `1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 5 123456789012345678901`, ReasonNumber},
+	} {
+		var e Entry
+		if got := c.x.Extract([]byte(c.line), &e); got != c.want {
+			t.Errorf("Extract(%s) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+func FuzzNumberShapedAgreesWithAPattern(f *testing.F) {
+	for _, s := range []string{"1", "-1.5e-3", "1e", "--1", ".5", "1.", "007", "1E+9"} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := numberShaped([]byte(s)), re.MatchString(s); got != want {
+			t.Fatalf("numberShaped(%q) = %v, the pattern says %v", s, got, want)
+		}
+	})
 }

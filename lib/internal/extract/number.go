@@ -148,3 +148,55 @@ func holds(c int, op doc.Op) bool {
 	}
 	return false
 }
+
+// tooLarge is ReasonNumber when a field a metric adds or compares (sum=,
+// min=, max=, histogram=) is written as a number whose magnitude is 2^53
+// or more (or overflows a float64): it cannot be added exactly, and is a
+// !drop with a reason, as an Apache or nginx field of the same digits is,
+// not a silent 0. JSON and logfmt carry any field's text, so only the
+// number grammar is held to it; other text reads as no number, as before.
+func (x *Extractor) tooLarge(e *Entry) string {
+	for _, i := range x.numeric {
+		if v := e.Fields[i]; len(v) > 0 && numberShaped(v) {
+			if _, ok := e.Number(i); !ok {
+				return ReasonNumber
+			}
+		}
+	}
+	return ""
+}
+
+// numberShaped reports whether b is written as a number:
+// -?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?.
+func numberShaped(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && isDigit(b[i]) {
+			i, n = i+1, n+1
+		}
+		return n
+	}
+	if digits() == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '-' || b[i] == '+') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}

@@ -79,7 +79,7 @@ func App() *cli.App {
 		UsageText: `tally --provision --doc NAME|PATH [--replace] DIR
    tally --run DIR                  (as feed's consumer: feed STORE... -- tally --run DIR)
    tally --try --doc NAME|PATH [--fields] [FILE...]
-   tally --docs`,
+   tally --docs [NAME]              (NAME: print that document, a template to copy)`,
 		Description: `Exit status: 0 success (for --run: the input ended, complete or interrupted, and
 the tape is durable); 1 a runtime error (a damaged tape or document, a store
 locked by another --run, I/O); 2 bad usage.
@@ -88,12 +88,13 @@ Examples:
    tally --provision --doc apache-combined /var/lib/tally/web
    feed --cursor /var/lib/tally/web.cursor access.log -- tally --run /var/lib/tally/web
    tally --try --doc apache-combined access.log | head
-   tally --try --fields --doc nginx-timed access.log | head -40   # what the format cuts, line by line`,
+   tally --try --fields --doc nginx-timed access.log | head -40   # what the format cuts, line by line
+   tally --docs nginx-timed > web.tally   # a built-in to edit, then --provision --doc web.tally`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "provision", Usage: "make a tally store in DIR from a document"},
 			&cli.BoolFlag{Name: "run", Usage: "consume feed's protocol on stdin into the tally store DIR"},
 			&cli.BoolFlag{Name: "try", Usage: "bucket raw lines of FILEs (or stdin) in memory and print the tape"},
-			&cli.BoolFlag{Name: "docs", Usage: "list the built-in documents"},
+			&cli.BoolFlag{Name: "docs", Usage: "list the built-in documents; with a NAME, print that one (a template to copy)"},
 			&cli.BoolFlag{Name: "fields", Usage: "with --try: print each line's fields as the document's format cuts them, or its !drop reason"},
 			&cli.StringFlag{Name: "doc", Usage: "a built-in document `NAME` or a document PATH"},
 			&cli.BoolFlag{Name: "replace", Usage: "with --provision: start a new tape, keeping the old one as tape.replaced.TIME"},
@@ -124,7 +125,7 @@ func action(c *cli.Context, note func(string, ...any)) error {
 	}
 	switch {
 	case c.Bool("docs"):
-		return listDocs()
+		return docs(args)
 	case c.Bool("try"):
 		d, err := needDoc(c)
 		if err != nil {
@@ -161,6 +162,32 @@ func needDoc(c *cli.Context) (*doc.Doc, error) {
 		return nil, command.Usagef("tally: %v", err)
 	}
 	return d, err
+}
+
+// docs is tally --docs [NAME]: the list, or one document's text as it is
+// shipped, to copy and edit.
+func docs(args []string) error {
+	switch len(args) {
+	case 0:
+		return listDocs()
+	case 1:
+		text, ok := doc.BuiltinText(args[0])
+		if !ok {
+			return command.Usagef("tally: --docs: there is no built-in document %q; the built-in ones are %s (tally --docs lists them with what each measures)", args[0], strings.Join(builtinNames(), ", "))
+		}
+		_, err := os.Stdout.Write(text)
+		return err
+	}
+	return command.Usagef("tally: --docs takes at most one NAME, not %d; see tally --help", len(args))
+}
+
+// builtinNames are the built-in documents' names, sorted.
+func builtinNames() []string {
+	var names []string
+	for _, b := range doc.Builtins() {
+		names = append(names, b.Name)
+	}
+	return names
 }
 
 func listDocs() error {
