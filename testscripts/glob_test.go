@@ -116,16 +116,7 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 		write(id, 2000)
 	}
 	dir := h.provision(fmt.Sprintf("glob%d", round))
-	command := func(follow bool) *exec.Cmd {
-		args := []string{"-q", "--cursor", dir + ".cursor", "--idle-tick", "50ms", "--batch-size", "256", "--glob", filepath.Join(logs, "*", "access.log")}
-		if follow {
-			args = append(args, "--follow")
-		}
-		cmd := exec.Command("feed", append(args, "--", "tally", "--run", dir)...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return cmd
-	}
-	p := startFollowed(t, command(true))
+	command := globCommand(dir, 256, filepath.Join(logs, "*", "access.log"))
 	steps := []func(){
 		func() { write("a", 1500) },
 		func() { // a fourth file joins this very run
@@ -136,19 +127,9 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 		func() { durable(t, dir+".cursor", "c", int64(len(wrote["c"]))); os.Remove(path("c")) },
 		func() { write("a", 500); write("d", 700) },
 	}
-	for _, step := range steps {
-		step()
-		if rng.IntN(3) > 0 { // two steps in three end in a kill
-			kind := killKind(rng.IntN(int(killKinds)))
-			kills += p.kill(t, dir, kind, time.Duration(rng.IntN(300))*time.Millisecond)
-			p = startFollowed(t, command(true))
-		}
-	}
-	syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT)
-	p.wait(t, dir)
-	if out, err := command(false).CombinedOutput(); err != nil {
-		t.Fatalf("round %d: the one-shot run failed: %v\n%s", round, err, out)
-	}
+	kills = killSteps(t, dir, round, command, steps, func() bool { return rng.IntN(3) > 0 }, func() time.Duration { // two steps in three end in a kill
+		return time.Duration(rng.IntN(300)) * time.Millisecond
+	}, rng)
 	got := perStore(t, readFile(t, filepath.Join(dir, "tape")))
 	for id, data := range wrote {
 		if want := int64(bytes.Count(data, []byte("\n"))); got[id] != want {
@@ -157,6 +138,44 @@ func globRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) (kills 
 	}
 	if len(got) != len(wrote) {
 		t.Errorf("round %d: the tape names stores %v, the files are %d", round, got, len(wrote))
+	}
+	return kills
+}
+
+// globCommand is a glob kill round's pipeline, in a process group of its
+// own: feed -q over pattern with the cursor beside tally store dir,
+// batches of batch, an idle tick of 50 ms, --follow when follow says.
+func globCommand(dir string, batch int, pattern string) func(follow bool) *exec.Cmd {
+	return func(follow bool) *exec.Cmd {
+		args := []string{"-q", "--cursor", dir + ".cursor", "--idle-tick", "50ms", "--batch-size", strconv.Itoa(batch), "--glob", pattern}
+		if follow {
+			args = append(args, "--follow")
+		}
+		cmd := exec.Command("feed", append(args, "--", "tally", "--run", dir)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}
+}
+
+// killSteps runs a round of a followed pipeline (command(true); false:
+// the one-shot run): each step, then, when killNow says, a kill of a kind
+// drawn from rng after delay() and the same command started again; at the
+// end SIGINT, and the one-shot run to completion. It returns the kills.
+func killSteps(t *testing.T, dir string, round int, command func(follow bool) *exec.Cmd, steps []func(), killNow func() bool, delay func() time.Duration, rng *rand.Rand) (kills int) {
+	t.Helper()
+	p := startFollowed(t, command(true))
+	for _, step := range steps {
+		step()
+		if killNow() {
+			kind := killKind(rng.IntN(int(killKinds)))
+			kills += p.kill(t, dir, kind, delay())
+			p = startFollowed(t, command(true))
+		}
+	}
+	syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT)
+	p.wait(t, dir)
+	if out, err := command(false).CombinedOutput(); err != nil {
+		t.Fatalf("round %d: the one-shot run failed: %v\n%s", round, err, out)
 	}
 	return kills
 }

@@ -26,7 +26,9 @@
 //     Its bucket counts are cumulative, le last among its labels, +Inf last.
 //   - Safe(store) is the first position of that store that a restart must
 //     replay: the first entry in a still-open bucket or a still-open marker
-//     run, else everything processed.
+//     run, else everything processed. Under an envelope, a split line's
+//     parts are one entry at its first part's offset, and until its last
+//     part is read neither Safe nor a seal's at= passes its first part.
 //   - Per-entry cost does not grow with the number of series or buckets:
 //     series live in maps keyed by their label bytes, buckets in a map by
 //     start, and the common case (the newest bucket) is cached.

@@ -78,11 +78,22 @@ type storeState struct {
 	idle      bool
 	idleAt    int64 // newest + quiet, when idle
 	ended     bool
-	run       *tape.Record // open !late or !drop run
-	frontier  int64        // how far the tape already accounts for this store
-	spans     []span       // marker ranges already on the tape
-	watch     formatWatch  // entries dropped in this run, for FormatNotes
-	layouts   []int64      // the store's layout headers (w3c's #Fields) a restart may need to replay from
+	run       *tape.Record   // open !late or !drop run
+	frontier  int64          // how far the tape already accounts for this store
+	spans     []span         // marker ranges already on the tape
+	watch     formatWatch    // entries dropped in this run, for FormatNotes
+	layouts   []int64        // the store's layout headers (w3c's #Fields) a restart may need to replay from
+	joiner    extract.Joiner // under an envelope: the store's split line being joined
+}
+
+// considered is where the store's entries considered so far end: its
+// processed position, or the first part of a split line still open
+// (none of whose parts is an entry yet).
+func (s *storeState) considered() int64 {
+	if at, open := s.joiner.Open(); open {
+		return at
+	}
+	return s.processed
 }
 
 // Roller buckets entries and produces tape bytes. See the package doc for
@@ -90,6 +101,7 @@ type storeState struct {
 type Roller struct {
 	agg     *aggregator
 	x       *extract.Extractor
+	unwrap  *extract.Unwrapper // the document's envelope; nil: none
 	width   int64
 	grace   int64
 	stores  []*storeState
@@ -130,6 +142,9 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 	}
 	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k,
 		future: int64(d.Future), now: time.Now, format: d.FormatText()}
+	if d.Envelope != doc.NoEnvelope {
+		r.unwrap = extract.NewUnwrapper(d.Envelope)
+	}
 	// Every bucket up to the last seal on the tape is closed, and so is one
 	// a !late marker names, sealed or not (an idle store's quiet time may
 	// have passed its end while it was empty): resuming the event time
@@ -155,7 +170,16 @@ func (r *Roller) AddStore(id string, pos int64) int {
 		r.catchUp = true
 	}
 	r.stores = append(r.stores, s)
+	r.x.Origin(len(r.stores)-1, id, "") // File says its path; until then only a kubelet path's fields are unknown
 	return len(r.stores) - 1
+}
+
+// File says the path of store st's file, for the origin fields that come
+// from it (the kubelet's namespace, pod, container): a document that reads
+// them refuses a store whose path is not in a kubelet layout, or unknown
+// (""), with an *extract.PathError, before any entry of it is counted.
+func (r *Roller) File(st int, path string) error {
+	return r.x.Origin(st, r.stores[st].id, path)
 }
 
 // Join declares a store that joins mid-run, resuming at pos, and returns
@@ -194,7 +218,7 @@ func (r *Roller) Take() []byte {
 // Safe returns the first position of store st that a restart must replay.
 func (r *Roller) Safe(st int) int64 {
 	s := r.stores[st]
-	safe := s.processed
+	safe := s.considered()
 	if s.run != nil {
 		safe = min(safe, s.run.Offset)
 	}
@@ -233,10 +257,58 @@ func (r *Roller) Lines(st int, pos int64, b []byte) (n int, rest []byte) {
 	}
 }
 
-// Entry processes one entry of store st at pos (line without its '\n').
+// Entry processes one line of store st at pos (without its '\n'): an
+// entry, or under an envelope a runtime's line around one or a part of
+// one (enveloped).
 func (r *Roller) Entry(st int, pos int64, line []byte) {
+	if r.unwrap != nil {
+		r.enveloped(st, pos, line)
+		return
+	}
+	r.extracted(st, pos, pos+int64(len(line))+1, line)
+}
+
+// enveloped unwraps a runtime's line of store st at pos: a part of a
+// split line is held (the store's durable offset stays at its line's
+// first part) until its last part makes the line one entry, at its first
+// part's offset to its last part's end.
+func (r *Roller) enveloped(st int, pos int64, line []byte) {
 	s := r.stores[st]
 	end := pos + int64(len(line)) + 1
+	j := s.joiner.Line(r.unwrap, pos, line)
+	if j.Cut {
+		r.drop(s, j.CutAt, j.CutEnd, extract.ReasonSplit)
+	}
+	switch {
+	case j.Held:
+		s.idle = false
+		s.processed = end
+		r.checkCatchUp(s)
+	case j.Reason != "":
+		r.drop(s, j.At, end, j.Reason)
+	default:
+		r.x.Envelope(j.Part.Stream, j.Part.Time)
+		r.extracted(st, j.At, end, j.Part.Log)
+	}
+}
+
+// drop accounts the entry [pos, end) of store s, which is no runtime's
+// line or a split line broken, as a !drop, unless the tape has it.
+func (r *Roller) drop(s *storeState, pos, end int64, reason string) {
+	s.idle = false
+	if pos < s.frontier && s.covered(pos) {
+		r.closeRun(s)
+	} else {
+		r.mark(s, tape.Drop, 0, pos, end, reason)
+	}
+	s.processed = end
+	r.checkCatchUp(s)
+}
+
+// extracted processes one entry of store st, [pos, end) (line without its
+// '\n': the entry's bytes).
+func (r *Roller) extracted(st int, pos, end int64, line []byte) {
+	s := r.stores[st]
 	s.idle = false
 	if pos < s.frontier && s.covered(pos) {
 		r.closeRun(s)
@@ -359,6 +431,9 @@ func (r *Roller) emit(rec *tape.Record) {
 // --max-line) as one dropped entry with the skip's reason.
 func (r *Roller) Skip(st int, pos, end int64, reason string) {
 	s := r.stores[st]
+	if at, open := s.joiner.Close(); open {
+		r.drop(s, at, pos, extract.ReasonSplit) // the skipped line cut the split line
+	}
 	s.idle = false
 	if !(pos < s.frontier && s.covered(pos)) {
 		r.mark(s, tape.Drop, 0, pos, end, reason)
@@ -415,7 +490,7 @@ func (r *Roller) Complete() {
 func (r *Roller) positions() []tape.Pos {
 	at := make([]tape.Pos, len(r.stores))
 	for i, s := range r.stores {
-		at[i] = tape.Pos{ID: s.id, Pos: s.processed}
+		at[i] = tape.Pos{ID: s.id, Pos: s.considered()}
 	}
 	return at
 }

@@ -103,6 +103,9 @@ func derive(d *doc.Doc, t *tape.Resolved, inputs []input) (*derivation, error) {
 	}
 	out := &derivation{Buckets: map[int64]map[string]derivedSeries{}, Placed: dv.placed, Fed: map[string]int64{}, Beyond: map[string]int64{}}
 	for k, src := range prepare(t, inputs) {
+		if err := dv.x.Origin(k, src.ID, src.Path); err != nil { // by=store: the id the tape names it by; by=pod: its path's
+			return nil, fmt.Errorf("tgcheck: %w", err)
+		}
 		dv.x.Store(k) // a w3c store's columns are its own #Fields header's
 		n, err := dv.store(src)
 		if err != nil {
@@ -155,6 +158,8 @@ func (mt *metric) series(b map[string]derivedSeries, a *acc) {
 // of a series is formatted once, when it first appears.
 type deriver struct {
 	x       *extract.Extractor
+	unwrap  *extract.Unwrapper // the document's envelope; nil: none
+	joiner  extract.Joiner     // the store being read's split line
 	e       extract.Entry
 	width   int64
 	metrics []metric
@@ -200,6 +205,9 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 	}
 	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, placed: map[int64]int64{}, texts: make([]string, len(d.Metrics)),
 		future: int64(d.Future)}
+	if d.Envelope != doc.NoEnvelope {
+		dv.unwrap = extract.NewUnwrapper(d.Envelope)
+	}
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
 		mt := metric{m: m, value: -1}
@@ -261,6 +269,7 @@ func (dv *deriver) store(src source) (int64, error) {
 	dv.marks = newMarks(src.marks, len(dv.metrics), dv.metricIndex, src.onTape)
 	dv.seals = newSeals(src.ID, src.ats)
 	dv.seen = false
+	dv.joiner = extract.Joiner{}
 	var fed int64
 	for {
 		c, ok, err := r.Next(chunkEntries, chunkBytes)
@@ -271,6 +280,9 @@ func (dv *deriver) store(src source) (int64, error) {
 			break
 		}
 		if c.Skip != "" {
+			if at, open := dv.joiner.Close(); open && c.Offset < src.limit {
+				fed += dv.dropped(at, extract.ReasonSplit, &src) // a skip cuts a split line, as in tally
+			}
 			dv.marks.boundary(c.Offset)
 			if c.End <= src.limit {
 				fed++ // a line over the longest an entry may be: an entry, in no bucket
@@ -293,27 +305,68 @@ func (dv *deriver) chunk(c store.Chunk, src *source) int64 {
 	var n int64
 	pos, data := c.Offset, c.Data
 	for len(data) > 0 {
-		dv.marks.boundary(pos)
 		i := bytes.IndexByte(data, '\n')
 		end := pos + int64(i) + 1
 		if end > src.limit {
 			break
 		}
-		header := false
-		if !src.isSkipped(pos) {
-			cov := dv.marks.enter(pos)
-			e := dv.entry(data[:i], cov)
-			if header = e.reason == extract.ReasonHeader || e.reason == extract.ReasonLayout; !header {
-				dv.marks.hold(e)
-				dv.seals.check(pos, e, cov.late)
-			}
+		if dv.unwrap != nil {
+			n += dv.enveloped(pos, data[:i], src)
+		} else {
+			n += dv.line(pos, data[:i], src)
 		}
 		pos, data = end, data[i+1:]
-		if !header { // a header line (w3c's #Fields) is no entry: tally accounts for it as nothing
-			n++
-		}
 	}
 	return n
+}
+
+// line folds the entry at pos and returns 1, or 0 for a header line (w3c's
+// #Fields), which is no entry: tally accounts for it as nothing.
+func (dv *deriver) line(pos int64, b []byte, src *source) int64 {
+	dv.marks.boundary(pos)
+	if src.isSkipped(pos) {
+		return 1
+	}
+	cov := dv.marks.enter(pos)
+	e := dv.entry(b, cov)
+	if e.reason == extract.ReasonHeader || e.reason == extract.ReasonLayout {
+		return 0
+	}
+	dv.marks.hold(e)
+	dv.seals.check(pos, e, cov.late)
+	return 1
+}
+
+// enveloped unwraps the runtime's line at pos as tally does
+// (bucket.Roller): a part is held until its line's last part makes it
+// one entry at its first part's offset; returns the entries it made.
+func (dv *deriver) enveloped(pos int64, b []byte, src *source) int64 {
+	var n int64
+	j := dv.joiner.Line(dv.unwrap, pos, b)
+	if j.Cut {
+		n += dv.dropped(j.CutAt, extract.ReasonSplit, src)
+	}
+	switch {
+	case j.Held:
+	case j.Reason != "":
+		n += dv.dropped(j.At, j.Reason, src)
+	default:
+		dv.x.Envelope(j.Part.Stream, j.Part.Time)
+		n += dv.line(j.At, j.Part.Log, src)
+	}
+	return n
+}
+
+// dropped holds the entry at pos, which tally drops for reason whatever
+// it holds (a broken split line, a line that is no runtime's), and
+// returns 1.
+func (dv *deriver) dropped(pos int64, reason string, src *source) int64 {
+	dv.marks.boundary(pos)
+	if !src.isSkipped(pos) {
+		dv.marks.enter(pos)
+		dv.marks.hold(outcome{reason: reason})
+	}
+	return 1
 }
 
 // aheadOfItsStore says whether the entry just extracted, which a !drop

@@ -10,6 +10,7 @@
 //	format NAME                     a named format (named.go): goaccess's (combined, w3c, awsalb, …), varnishncsa, caddy
 //	format haproxy httplog|tcplog|'LOG-FORMAT'  HAProxy's formats (haproxy.go)
 //	format envoy ['FORMAT']         Envoy's default or a format string (envoy.go)
+//	envelope cri|docker             each line is a container runtime's, around the format's (origin.go)
 //	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms, unixus or a Go layout
 //	window DURATION [grace=DURATION]
 //	cap N
@@ -50,7 +51,9 @@
 //     belong to histograms only.
 //   - Fields lists the format's own fields, then the common names it
 //     offers beyond them (vocab.go: time status bytes method path
-//     duration), each an Alias of one of its own fields.
+//     duration), each an Alias of one of its own fields, then the origin
+//     fields a metric reads that it has no field of its own for
+//     (origin.go: store).
 //   - Every error is a *Error naming the document, the line and what was
 //     expected there.
 package doc
@@ -153,14 +156,15 @@ type Doc struct {
 	Name      string // the built-in name, or the path it was loaded from
 	Text      []byte // the document's source, frozen into a tally store
 	Format    FormatKind
-	Regex     string     // Format == Regex: the RE2 source
-	LogFormat *LogFormat // Format == Apache or Nginx: the compiled format string
-	Keys      []Key      // Format == JSON or Logfmt: fields named on the format line
-	Preset    string     // Format == JSON: the named format that set Keys ("caddy"), else ""
-	W3C       *W3C       // Format == W3CLog: its separator and default columns
-	Vocab     []Alias    // the common names the format offers (vocab.go)
-	TimeField string     // the field holding the entry's time ("time" for the built-in formats)
-	Layout    string     // clf, rfc3339, unix, unixms, or a Go layout
+	Regex     string       // Format == Regex: the RE2 source
+	LogFormat *LogFormat   // Format == Apache or Nginx: the compiled format string
+	Keys      []Key        // Format == JSON or Logfmt: fields named on the format line
+	Preset    string       // Format == JSON: the named format that set Keys ("caddy"), else ""
+	W3C       *W3C         // Format == W3CLog: its separator and default columns
+	Vocab     []Alias      // the common names the format offers (vocab.go)
+	Envelope  EnvelopeKind // the container runtime's line around each entry (origin.go); NoEnvelope: none
+	TimeField string       // the field holding the entry's time ("time" for the built-in formats)
+	Layout    string       // clf, rfc3339, unix, unixms, or a Go layout
 	Width     time.Duration
 	Grace     time.Duration
 	Cap       int           // most series per metric per bucket
@@ -249,10 +253,11 @@ func (m Metric) Fields() []string {
 // regex does not compile (Parse never returns such a Doc).
 func (d *Doc) Fields() []string {
 	own := d.ownFields()
+	all := slices.Clip(own)
 	for _, a := range d.aliases(own) {
-		own = append(own, a.Name)
+		all = append(all, a.Name)
 	}
-	return own
+	return append(all, d.origins(own)...)
 }
 
 // ownFields are the format's own fields, without the common names.
@@ -304,10 +309,14 @@ func (d *Doc) keyFields() []string {
 	}
 	for _, m := range d.Metrics {
 		for _, f := range m.Fields() {
-			add(f)
+			if !d.isOrigin(f) {
+				add(f)
+			}
 		}
 	}
-	add(d.TimeField)
+	if !d.isOrigin(d.TimeField) {
+		add(d.TimeField)
+	}
 	return names
 }
 

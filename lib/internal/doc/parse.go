@@ -30,6 +30,7 @@ type parser struct {
 	d                                *Doc
 	groups                           []string // Regex: the named groups
 	formatLine, timeLine, windowLine int
+	envelopeLine                     int
 	capLine, lastLine, futureLine    int
 }
 
@@ -86,8 +87,10 @@ func (p *parser) directive(n int, line string) error {
 		return p.future(n, words)
 	case "metric":
 		return p.metric(n, words)
+	case "envelope":
+		return p.envelope(n, words)
 	}
-	return p.errorf(n, "unknown directive %q; want format, time, window, cap, future or metric", words[0])
+	return p.errorf(n, "unknown directive %q; want format, envelope, time, window, cap, future or metric", words[0])
 }
 
 // regexSource returns the RE2 of a "format regex RE2" line: everything

@@ -19,7 +19,7 @@ func TestParseErrorsNameTheLineAndWhatWasExpected(t *testing.T) {
 		line       int
 		msg        string
 	}{
-		{"unknown directive", base + "buckets 10s\n", 4, `unknown directive "buckets"; want format, time, window, cap, future or metric`},
+		{"unknown directive", base + "buckets 10s\n", 4, `unknown directive "buckets"; want format, envelope, time, window, cap, future or metric`},
 		{"no format", "window 10s\nmetric r count\n", 2, "the document ends without a format; add one, e.g. format apache-combined"},
 		{"unknown format", "format nginx-plus\nwindow 10s\nmetric r count\n", 1, formatWant},
 		{"format with extra word", "format apache-common extra\n", 1, formatWant},

@@ -80,7 +80,9 @@ func (d *Doc) w3cFields() []string {
 	}
 	for _, m := range d.Metrics {
 		for _, f := range m.Fields() {
-			add(f)
+			if !d.isOrigin(f) {
+				add(f)
+			}
 		}
 	}
 	add(d.TimeField)

@@ -20,6 +20,16 @@
 //   - The common names (doc.Alias) are set after the format's own fields:
 //     the same bytes, or a number divided into seconds; those no metric
 //     reads are "-" (all are set after CutRequests).
+//   - The origin fields (doc/origin.go: store; under an envelope stream,
+//     runtime_time, namespace, pod, container) are the values Origin
+//     declared for the store Store last named, made once per store, and
+//     the envelope's that Envelope set for the entry: an entry of a store
+//     never declared has them empty. A document reading the kubelet's
+//     fields refuses a path in no kubelet layout (PathError).
+//   - An envelope (envelope.go) is unwrapped and its split lines joined
+//     outside Extract, by an Unwrapper and a Joiner per store, which tally
+//     and tgcheck drive alike: a joined entry is at its first part's
+//     offset, and nothing of a split line is an entry until its last part.
 //   - A JSON or logfmt field whose key the line lacks (or, in JSON, holds
 //     null) is empty: no label value, not a number (sum adds 0, min and
 //     max skip it), and no time (reason time). It is never guessed.
@@ -130,6 +140,9 @@ type Extractor struct {
 	nf      *namedFormat // Named: the layout, its variants, headers
 	aliases []alias      // the common names beyond the format's own fields
 	w3      *w3cState    // W3CLog: the columns, by store
+
+	origin *origin // the origin fields, by store (origin.go)
+	st     int     // the store the next entries come from (Store)
 }
 
 // The reason words Extract gives for an entry it cannot extract.
@@ -144,7 +157,7 @@ const (
 
 // New makes an extractor for a document as Parse returns it.
 func New(d *doc.Doc) (*Extractor, error) {
-	x := &Extractor{d: d, names: d.Fields()}
+	x := &Extractor{d: d, names: d.Fields(), st: -1}
 	if d.Format == doc.Regex {
 		re, err := regexp.Compile(d.Regex)
 		if err != nil {
@@ -192,6 +205,7 @@ func New(d *doc.Doc) (*Extractor, error) {
 		x.aliases = append(x.aliases, alias{at: x.Field(a.Name), of: x.Field(a.Of), div: a.Div,
 			used: d.Uses(a.Name) || d.TimeField == a.Name, buf: make([]byte, 0, 32)})
 	}
+	x.origin = newOrigin(d.Origins(), len(x.names)-len(d.Origins()))
 	if d.Format == doc.JSON || d.Format == doc.Logfmt {
 		for _, m := range d.Metrics {
 			if i := x.Field(m.Field); m.Kind != doc.Count && i >= 0 && i < x.ownFields() && !slices.Contains(x.numeric, i) {
@@ -221,9 +235,9 @@ func (x *Extractor) CutRequests() {
 }
 
 // ownFields is how many of the fields are the format's own, before the
-// common names it offers beyond them.
+// common names and the origin fields it offers beyond them.
 func (x *Extractor) ownFields() int {
-	return len(x.names) - len(x.d.Aliases())
+	return len(x.names) - len(x.d.Aliases()) - len(x.d.Origins())
 }
 
 // Field returns a field's index in Entry.Fields, or -1 when the format has
@@ -280,6 +294,7 @@ func (x *Extractor) Extract(line []byte, e *Entry) (reason string) {
 	if len(x.aliases) != 0 {
 		x.fillAliases(e)
 	}
+	x.origin.fill(e)
 	t, ok := x.time(e.Fields[x.timeField])
 	if !ok {
 		return ReasonTime

@@ -70,10 +70,14 @@ func (s *w3cState) layout(ids []string, names []string) *w3cLayout {
 	return l
 }
 
-// Store says which store the next lines come from: a W3C format reads
-// each store by its own #Fields header. For other formats it does
-// nothing.
+// Store says which store the next lines come from: their origin fields
+// are its (Origin), and a W3C format reads each store by its own #Fields
+// header.
 func (x *Extractor) Store(st int) {
+	if st != x.st {
+		x.st = st
+		x.origin.selectStore(st)
+	}
 	s := x.w3
 	if s == nil || (st == s.st && s.cur != nil) {
 		return

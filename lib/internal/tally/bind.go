@@ -9,6 +9,7 @@ import (
 
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
+	"github.com/timbertally/timbertally/lib/internal/store"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 	"github.com/timbertally/timbertally/lib/protocol"
 )
@@ -40,6 +41,16 @@ type declared struct {
 	gen  protocol.Gen
 	from string
 	spec string // how feed named the store (absolute), "" when it did not say
+}
+
+// path is the store's live file, as its spec= names it ("" when feed did
+// not say, or said what does not parse).
+func (s declared) path() string {
+	sp, err := store.ParseSpec(s.spec)
+	if s.spec == "" || err != nil {
+		return ""
+	}
+	return sp.Path
 }
 
 // named records what this run's feed said of itself, as remake r names

@@ -12,6 +12,7 @@ import (
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	"github.com/timbertally/timbertally/lib/internal/bucket"
+	"github.com/timbertally/timbertally/lib/internal/extract"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 	"github.com/timbertally/timbertally/lib/protocol"
 )
@@ -54,6 +55,11 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	}
 	// Everything is checked before anything is written: a refused run
 	// changes no file (not even the repair of a torn tail).
+	for _, s := range decl {
+		if err := extract.CheckFile(d, s.id, s.path()); err != nil {
+			return err
+		}
+	}
 	tp := tallystore.At(dir).Tape()
 	known, b, torn, err := c.check(d.Text, d.Width, tp, stores, decl)
 	if err != nil {
@@ -87,8 +93,10 @@ func run(dir string, in io.Reader, out io.Writer, note func(string, ...any)) err
 	if c.roller, err = newRoller(d, known); err != nil {
 		return err
 	}
-	for _, p := range stores {
-		c.roller.AddStore(p.ID, p.Pos)
+	for i, p := range stores {
+		if err := c.roller.File(c.roller.AddStore(p.ID, p.Pos), decl[i].path()); err != nil {
+			return err
+		}
 	}
 	c.safe = make([]int64, len(stores))
 	c.sync = newSyncer(tw, c.rep)
@@ -376,7 +384,11 @@ func (c *consumer) join(s declared) error {
 	if specs, ok := c.binds.Specs(); ok {
 		c.binds.remake.Stores = specs // a glob's store, born mid-run
 	}
-	c.ids[id] = c.roller.Join(id, pos, k)
+	st := c.roller.Join(id, pos, k)
+	if err := c.roller.File(st, s.path()); err != nil {
+		return err
+	}
+	c.ids[id] = st
 	c.rep.add(id, pos)
 	c.safe = append(c.safe, pos)
 	return c.rep.greet(c.ids[id])

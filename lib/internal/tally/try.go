@@ -31,7 +31,9 @@ func try(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer, note fun
 		files = []string{"-"}
 	}
 	for _, f := range files {
-		r.AddStore(tryID(f), 0)
+		if err := r.File(r.AddStore(tryID(f), 0), tryPath(f)); err != nil {
+			return err
+		}
 	}
 	for st, f := range files {
 		in, err := openTry(f, stdin)
@@ -69,6 +71,19 @@ func openTry(f string, stdin io.Reader) (io.ReadCloser, error) {
 		return nil, err // a permission error gets its fix from command.Conventions
 	}
 	return fh, nil
+}
+
+// tryPath is a --try store's path, absolute ("" for stdin): a kubelet
+// layout's fields are read from it.
+func tryPath(f string) string {
+	if f == "-" {
+		return ""
+	}
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		return f
+	}
+	return abs
 }
 
 // tryID names a --try store: the file's base name when it is a valid id.
@@ -134,7 +149,15 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 		width = max(width, len(n))
 	}
 	var e extract.Entry
-	for _, f := range files {
+	var u *extract.Unwrapper
+	if d.Envelope != doc.NoEnvelope {
+		u = extract.NewUnwrapper(d.Envelope)
+	}
+	for k, f := range files {
+		if err := x.Origin(k, tryID(f), tryPath(f)); err != nil {
+			return err
+		}
+		x.Store(k)
 		in, err := openTry(f, stdin)
 		if err != nil {
 			return err
@@ -143,8 +166,16 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 64<<10), 64<<20)
 		sc.Split(scanLF)
+		var j extract.Joiner
 		for n := 1; sc.Scan(); n++ {
-			reason := x.Extract(sc.Bytes(), &e)
+			line := sc.Bytes()
+			if u != nil {
+				var ok bool
+				if line, ok = tryUnwrap(out, f, n, u, &j, x, line); !ok {
+					continue
+				}
+			}
+			reason := x.Extract(line, &e)
 			if reason == extract.ReasonHeader || reason == extract.ReasonLayout {
 				fmt.Fprintf(out, "%s:%d header (no entry)\n", f, n)
 				continue
@@ -168,6 +199,29 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 		}
 	}
 	return out.Flush()
+}
+
+// tryUnwrap unwraps line n of f for --fields, as tally does (held parts,
+// a cut split line and a line no runtime wrote are said), and returns the
+// entry to extract, if the line completes one.
+func tryUnwrap(out io.Writer, f string, n int, u *extract.Unwrapper, j *extract.Joiner, x *extract.Extractor, line []byte) ([]byte, bool) {
+	r := j.Line(u, int64(n), line)
+	if r.Cut {
+		fmt.Fprintf(out, "%s:%d-%d !drop reason=%s\n", f, r.CutAt, r.CutEnd-1, extract.ReasonSplit)
+	}
+	switch {
+	case r.Held:
+		fmt.Fprintf(out, "%s:%d part (the line goes on in the next part)\n", f, n)
+		return nil, false
+	case r.Reason != "" && r.At < int64(n):
+		fmt.Fprintf(out, "%s:%d-%d !drop reason=%s\n", f, r.At, n, r.Reason)
+		return nil, false
+	case r.Reason != "":
+		fmt.Fprintf(out, "%s:%d !drop reason=%s\n", f, n, r.Reason)
+		return nil, false
+	}
+	x.Envelope(r.Part.Stream, r.Part.Time)
+	return r.Part.Log, true
 }
 
 // scanLF is bufio.ScanLines without its dropping of a '\r' before the
