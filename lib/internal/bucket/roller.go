@@ -82,6 +82,7 @@ type storeState struct {
 	frontier  int64          // how far the tape already accounts for this store
 	spans     []span         // marker ranges already on the tape
 	watch     formatWatch    // entries dropped in this run, for FormatNotes
+	keys      keyWatch       // the key paths the first entries had, for FormatNotes
 	layouts   []int64        // the store's layout headers (w3c's #Fields) a restart may need to replay from
 	joiner    extract.Joiner // under an envelope: the store's split line being joined
 }
@@ -121,6 +122,7 @@ type Roller struct {
 	now     func() time.Time // the wall clock
 	limit   int64            // newest time an entry may have: now + future, taken once per Lines
 	format  string           // the document's format, for FormatNotes
+	keyed   []extract.Keyed  // the fields read by key paths, for FormatNotes
 }
 
 // SetClock replaces the wall clock the future bound is taken from (tests).
@@ -141,7 +143,7 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 		k = NewKnown(nil)
 	}
 	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k,
-		future: int64(d.Future), now: time.Now, format: d.FormatText()}
+		future: int64(d.Future), now: time.Now, format: d.FormatText(), keyed: x.Keyed()}
 	if d.Envelope != doc.NoEnvelope {
 		r.unwrap = extract.NewUnwrapper(d.Envelope)
 	}
@@ -335,6 +337,7 @@ func (r *Roller) extracted(st int, pos, end int64, line []byte) {
 		r.checkCatchUp(s)
 		return
 	}
+	s.keys.entry(r.keyed, &r.entry, line)
 	t := r.entry.Time
 	if r.future > 0 && t > r.bound() {
 		r.mark(s, tape.Drop, 0, pos, end, doc.ReasonFuture)

@@ -2,7 +2,10 @@ package bucket
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/timbertally/timbertally/lib/internal/extract"
 
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
@@ -65,6 +68,83 @@ func (w *formatWatch) check(id, format string, ended bool) {
 	}
 }
 
+// A JSON or logfmt document reads its fields by key paths, and a path no
+// line has (a typo: request.methd) reads as empty in every entry: a label
+// of "", a histogram of nothing, silently, where an Apache or nginx
+// format refuses an unknown field at --provision. keyWatch notes such a
+// path by name, with the key paths the lines do have, when none of a
+// store's first FirstEntries extracted entries (all it has, if it ends
+// sooner) had a value there and the first of them does not have the path
+// at all: a key present but empty or null (the upstream time of a request
+// that had no upstream) is the log's own, not a typo.
+type keyWatch struct {
+	entries int64
+	had     []bool // per keyed field: a value seen
+	first   []byte // the first extracted entry
+	checked bool
+}
+
+// entry counts one extracted entry.
+func (w *keyWatch) entry(keyed []extract.Keyed, e *extract.Entry, line []byte) {
+	if w.checked || w.entries >= FirstEntries {
+		return
+	}
+	if w.entries++; w.first == nil {
+		w.first, w.had = append([]byte{}, line...), make([]bool, len(keyed))
+	}
+	for i, k := range keyed {
+		w.had[i] = w.had[i] || len(e.Fields[k.Field]) > 0
+	}
+}
+
+// check returns the notes now due for store id: once, when the first
+// entries are seen or the store ended.
+func (w *keyWatch) check(id string, keyed []extract.Keyed, x *extract.Extractor, ended bool) []string {
+	if w.checked || w.entries == 0 || (w.entries < FirstEntries && !ended) {
+		return nil
+	}
+	w.checked = true
+	has := x.KeyPaths(w.first)
+	var notes []string
+	for i, k := range keyed {
+		if w.had[i] || slices.ContainsFunc(has, func(kv extract.KeyValue) bool { return kv.Path == k.Path }) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("store %s: %s the key path %s (the document's field %s), so the field is empty. The first entry's key paths: %s. Name the one meant on the format line (%s=PATH), and see each line's key paths with tally --try --fields --doc DOC FILE", id, noneOf(w.entries, ended), k.Path, k.Name, listPaths(has), k.Name))
+	}
+	return notes
+}
+
+// noneOf says which of a store's entries lack a key path.
+func noneOf(n int64, ended bool) string {
+	switch {
+	case n == 1:
+		return "its one entry does not have"
+	case ended && n < FirstEntries:
+		return fmt.Sprintf("none of its %d entries has", n)
+	}
+	return fmt.Sprintf("none of its first %d entries has", n)
+}
+
+// listPaths lists key paths for a note, the first maxListed of them.
+func listPaths(kv []extract.KeyValue) string {
+	const maxListed = 40
+	if len(kv) == 0 {
+		return "none (the line is not one of the format's)"
+	}
+	var b strings.Builder
+	for i, p := range kv[:min(len(kv), maxListed)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Path)
+	}
+	if len(kv) > maxListed {
+		fmt.Fprintf(&b, " and %d more", len(kv)-maxListed)
+	}
+	return b.String()
+}
+
 // quoteSample shows a line as a tape label value would hold it.
 func quoteSample(b []byte) string {
 	return `"` + strings.TrimSpace(string(tape.AppendEscaped(nil, b))) + `"`
@@ -77,6 +157,7 @@ func (r *Roller) FormatNotes() []string {
 	for _, s := range r.stores {
 		s.watch.check(s.id, r.format, s.ended)
 		notes = append(notes, s.watch.due...)
+		notes = append(notes, s.keys.check(s.id, r.keyed, r.x, s.ended)...)
 		s.watch.due = nil
 	}
 	return notes

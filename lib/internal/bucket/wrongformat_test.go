@@ -89,3 +89,60 @@ func TestAFollowedStoreWithHalfItsEntriesDroppedGetsTheShareNoteWithoutEnding(t 
 		t.Fatalf("notes = %q", notes)
 	}
 }
+
+const typoDoc = `format json method=request.methd status=status up=upstream.time
+time ts layout=unix
+window 10s
+metric requests count by=method,status
+metric upstream sum=up
+`
+
+func TestAKeyPathNoneOfTheFirstEntriesHasIsNotedByNameWithTheKeysTheLinesHave(t *testing.T) {
+	r := rollerFor(t, typoDoc, nil)
+	st := r.AddStore("web", 0)
+	var pos int64
+	for i := range FirstEntries - 1 {
+		pos = feedLines(r, st, pos, fmt.Sprintf(`{"ts":%d,"request":{"method":"GET","uri":"/a"},"status":200,"upstream":{"time":null}}`, 100+i))
+	}
+	if notes := r.FormatNotes(); len(notes) != 0 {
+		t.Fatalf("notes before the 1000th entry: %q", notes)
+	}
+	pos = feedLines(r, st, pos, `{"ts":2000,"request":{"method":"GET","uri":"/a"},"status":200,"upstream":{"time":null}}`)
+	notes := r.FormatNotes()
+	if len(notes) != 1 || !strings.Contains(notes[0], "store web: none of its first 1000 entries has the key path request.methd (the document's field method)") ||
+		!strings.Contains(notes[0], "The first entry's key paths: ts, request.method, request.uri, status, upstream.time.") ||
+		!strings.Contains(notes[0], "(method=PATH)") {
+		t.Fatalf("notes = %q", notes)
+	}
+	feedLines(r, st, pos, `{"ts":2001}`)
+	r.End(st)
+	if notes := r.FormatNotes(); len(notes) != 0 {
+		t.Errorf("a second note for the same store: %q", notes)
+	}
+}
+
+func TestAKeyPathSomeEntryHasOrTheFirstHasEmptyIsNotNoted(t *testing.T) {
+	r := rollerFor(t, typoDoc, nil)
+	st := r.AddStore("web", 0)
+	var pos int64
+	for i := range 50 {
+		pos = feedLines(r, st, pos, fmt.Sprintf(`{"ts":%d,"request":{"method":"GET"},"status":200,"upstream":{"time":null}}`, 100+i))
+	}
+	feedLines(r, st, pos, `{"ts":200,"request":{"methd":"GET"},"status":200}`)
+	r.End(st)
+	if notes := r.FormatNotes(); len(notes) != 0 {
+		t.Errorf("a key path the 51st entry has, and one the first has as null, noted: %q", notes)
+	}
+}
+
+func TestALogfmtKeyOnlyStoreEndingSoonerIsNotedWithItsKeys(t *testing.T) {
+	r := rollerFor(t, "format logfmt method=meth\ntime ts layout=unix\nwindow 10s\nmetric requests count by=method\n", nil)
+	st := r.AddStore("app", 0)
+	feedLines(r, st, 0, `ts=100 method=GET path="/a b"`, `ts=101 method=PUT`)
+	r.End(st)
+	notes := r.FormatNotes()
+	if len(notes) != 1 || !strings.Contains(notes[0], "store app: none of its 2 entries has the key path meth (the document's field method)") ||
+		!strings.Contains(notes[0], "key paths: ts, method, path.") {
+		t.Fatalf("notes = %q", notes)
+	}
+}

@@ -91,7 +91,7 @@ Examples:
 			&cli.BoolFlag{Name: "run", Usage: "consume feed's protocol on stdin into the tally store DIR"},
 			&cli.BoolFlag{Name: "try", Usage: "bucket raw lines of FILEs (or stdin) in memory and print the tape"},
 			&cli.BoolFlag{Name: "docs", Usage: "list the built-in documents; with a NAME, print that one (a template to copy)"},
-			&cli.BoolFlag{Name: "fields", Usage: "with --try: print each line's fields as the document's format cuts them, or its !drop reason"},
+			&cli.BoolFlag{Name: "fields", Usage: "with --try: print each line's fields as the document's format cuts them, or its !drop reason; for json and logfmt, every key path of the line too"},
 			&cli.StringFlag{Name: "doc", Usage: "a built-in document `NAME` or a document PATH"},
 			&cli.BoolFlag{Name: "replace", Usage: "with --provision: start a new tape, keeping the old one as tape.replaced.TIME"},
 		},

@@ -193,12 +193,29 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 					fmt.Fprintf(out, "  %-*s \"%s\"\n", width, name, v)
 				}
 			}
+			tryKeyPaths(out, x.KeyPaths(line))
 		}
 		if err := sc.Err(); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 	}
 	return out.Flush()
+}
+
+// tryKeyPaths lists a JSON or logfmt entry's every key path and its value
+// under its fields, so that a format line can name the one it means.
+func tryKeyPaths(out io.Writer, kv []extract.KeyValue) {
+	if len(kv) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "  key paths of the line (NAME=PATH on the format line reads one):\n")
+	width := 0
+	for _, p := range kv {
+		width = max(width, len(p.Path))
+	}
+	for _, p := range kv {
+		fmt.Fprintf(out, "    %-*s \"%s\"\n", width, p.Path, tape.AppendEscaped(nil, []byte(p.Value)))
+	}
 }
 
 // tryUnwrap unwraps line n of f for --fields, as tally does (held parts,
