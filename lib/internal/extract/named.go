@@ -179,14 +179,16 @@ func (x *Extractor) squeeze(line []byte) []byte {
 	return x.scratch
 }
 
-// afterSyslog returns line after the syslog header rsyslog writes before
-// a message, or line as it is when it has none:
+// afterSyslog returns line after the syslog header written before a
+// message, or line as it is when it has none:
 //
-//	[<PRI>]Mmm dd hh:mm:ss HOST TAG: (RFC 3164, rsyslog's traditional file format)
-//	[<PRI>]yyyy-mm-ddThh:mm:ss[.frac]zone HOST TAG: (rsyslog's RSYSLOG_FileFormat)
+//	[<PRI>]Mmm dd hh:mm:ss [HOST ]TAG: (RFC 3164: rsyslog's traditional file format; HAProxy's own, which sends no HOST unless told to)
+//	[<PRI>]yyyy-mm-ddThh:mm:ss[.frac]zone [HOST ]TAG: (RFC 3339: rsyslog's RSYSLOG_FileFormat)
+//	[<PRI>]name[pid]: (a TAG alone: HAProxy's "short" format, journald's short output without a time)
 //
-// TAG (haproxy[14389]) has no space. A line without the whole header is
-// left for the format to judge.
+// TAG has no space and ends in ": "; HOST ends in neither. A line without
+// the whole header is left for the format to judge: an access log line
+// starts with an address, whose ':' is never followed by a space.
 func afterSyslog(line []byte) []byte {
 	b := line
 	if len(b) > 2 && b[0] == '<' { // <PRI>: 1 to 3 digits
@@ -210,24 +212,54 @@ func afterSyslog(line []byte) []byte {
 		}
 		b = b[sp+1:]
 	default:
+		if rest, ok := afterPidTag(b); ok {
+			return rest
+		}
 		return line
+	}
+	if rest, ok := afterTag(b); ok { // no HOST
+		return rest
 	}
 	sp := bytes.IndexByte(b, ' ') // HOST
 	if sp <= 0 {
 		return line
 	}
-	b = b[sp+1:]
-	for i := 0; i+1 < len(b); i++ { // TAG:
+	if rest, ok := afterTag(b[sp+1:]); ok {
+		return rest
+	}
+	return line
+}
+
+// afterTag returns b after a syslog TAG and its ": " at its start: bytes
+// without a space, the first ':' followed by a space.
+func afterTag(b []byte) ([]byte, bool) {
+	for i := 0; i+1 < len(b); i++ {
 		switch b[i] {
 		case ' ':
-			return line
+			return nil, false
 		case ':':
 			if b[i+1] == ' ' && i > 0 {
-				return b[i+2:]
+				return b[i+2:], true
 			}
 		}
 	}
-	return line
+	return nil, false
+}
+
+// afterPidTag returns b after a TAG of the form name[pid]: and its space,
+// the only TAG taken without a time before it: an access log's own first
+// word (an address and port) never has that shape.
+func afterPidTag(b []byte) ([]byte, bool) {
+	rest, ok := afterTag(b)
+	if !ok {
+		return nil, false
+	}
+	tag := b[:len(b)-len(rest)-2]
+	open := bytes.IndexByte(tag, '[')
+	if open <= 0 || bytes.IndexByte(tag[:open], ':') >= 0 || tag[len(tag)-1] != ']' || !digits(tag[open+1:len(tag)-1]) || open+1 == len(tag)-1 {
+		return nil, false
+	}
+	return rest, true
 }
 
 // digits reports whether b is all ASCII digits.

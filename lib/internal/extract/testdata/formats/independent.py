@@ -185,7 +185,10 @@ def cut(fmt, spec, line):
     return None, None
 
 def syslog(line):
-    m = re.match(r'(?:<\d+>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ [^ :]+: ', line)
+    # <PRI>, then a time with an optional HOST before the TAG, or a
+    # name[pid] TAG alone.
+    m = (re.match(r'(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?:[^ :]+: |\S+ [^ :]+: )', line)
+         or re.match(r'(?:<\d{1,3}>)?[^ :\[]+\[\d+\]: ', line))
     return line[m.end():] if m else line
 
 def haproxy(line, tcp):
