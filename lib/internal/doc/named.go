@@ -47,14 +47,16 @@ var namedFormats = map[string]named{
 	},
 	"awselb": {
 		template: `{timestamp:time=rfc3339} {elb} {client_port} {backend_port} {request_processing_time:num} {backend_processing_time:num} {response_processing_time:num} {elb_status_code} {backend_status_code} {received_bytes:size} {sent_bytes:size} "{request:request}" "{user_agent}" {ssl_cipher} {ssl_protocol}`,
-		vocab:    []Alias{{Name: "time", Of: "timestamp"}, {Name: "status", Of: "elb_status_code"}, {Name: "bytes", Of: "sent_bytes"}},
-		summary:  "AWS Classic Load Balancer access log (goaccess AWSELB)",
+		vocab: []Alias{{Name: "time", Of: "timestamp"}, {Name: "status", Of: "elb_status_code"}, {Name: "bytes", Of: "sent_bytes"},
+			{Name: "duration", Of: "request_processing_time", Plus: []string{"backend_processing_time", "response_processing_time"}}},
+		summary: "AWS Classic Load Balancer access log (goaccess AWSELB)",
 	},
 	"awsalb": {
 		template: `{type} {time:time=rfc3339} {elb} {client_port} {target_port} {request_processing_time:num} {target_processing_time:num} {response_processing_time:num} {elb_status_code:status} {target_status_code} {received_bytes:size} {sent_bytes:size} "{request:request}" "{user_agent}" {ssl_cipher} {ssl_protocol} {target_group_arn} "{trace_id}" "{domain_name}" "{chosen_cert_arn}" {matched_rule_priority} {request_creation_time} "{actions_executed}" "{redirect_url}" "{error_reason}" "{target_port_list}" "{target_status_code_list}" "{classification}" "{classification_reason}" {conn_trace_id}`,
-		vocab:    []Alias{{Name: "status", Of: "elb_status_code"}, {Name: "bytes", Of: "sent_bytes"}},
-		shorter:  []string{"error_reason", "target_status_code_list", "classification_reason"},
-		summary:  "AWS Application Load Balancer access log (goaccess AWSALB)",
+		vocab: []Alias{{Name: "status", Of: "elb_status_code"}, {Name: "bytes", Of: "sent_bytes"},
+			{Name: "duration", Of: "request_processing_time", Plus: []string{"target_processing_time", "response_processing_time"}}},
+		shorter: []string{"error_reason", "target_status_code_list", "classification_reason"},
+		summary: "AWS Application Load Balancer access log (goaccess AWSALB)",
 	},
 	"awss3": {
 		template: `{bucket_owner} {bucket} [{time:time=clf}] {remote_ip} {requester} {request_id} {operation} {key} "{request_uri:request}" {http_status:status} {error_code} {bytes_sent:size} {object_size:size} {total_time:num} {turn_around_time:num} "{referer}" "{user_agent}" {version_id} {host_id} {signature_version} {cipher_suite} {authentication_type} {host_header} {tls_version} {access_point_arn} {acl_required}`,

@@ -12,10 +12,16 @@ import "slices"
 //
 // Alias is a common name for a format's own field: the same bytes, or,
 // with Div, the field's number divided by Div (a duration logged in
-// milliseconds is Div 1000), its text the quotient as a number.
+// milliseconds is Div 1000), its text the quotient as a number. With
+// Plus, the sum of Of's number and each Plus field's: a load balancer
+// logs its time taken in parts (AWS's request, target and response
+// processing times), and the sum is `-` when a part is not a number or is
+// negative (AWS's -1: the request never reached a target, or the
+// connection closed), never a total that leaves a part out.
 type Alias struct {
 	Name, Of string
-	Div      float64 // 0 or 1: the field as it is
+	Div      float64  // 0 or 1: the field as it is
+	Plus     []string // the fields added to Of's number
 }
 
 // CommonNames are the common vocabulary's names.

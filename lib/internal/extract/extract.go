@@ -202,8 +202,12 @@ func New(d *doc.Doc) (*Extractor, error) {
 		}
 	}
 	for _, a := range d.Aliases() {
-		x.aliases = append(x.aliases, alias{at: x.Field(a.Name), of: x.Field(a.Of), div: a.Div,
-			used: d.Uses(a.Name) || d.TimeField == a.Name, buf: make([]byte, 0, 32)})
+		al := alias{at: x.Field(a.Name), of: x.Field(a.Of), div: a.Div,
+			used: d.Uses(a.Name) || d.TimeField == a.Name, buf: make([]byte, 0, 32)}
+		for _, p := range a.Plus {
+			al.plus = append(al.plus, x.Field(p))
+		}
+		x.aliases = append(x.aliases, al)
 	}
 	x.origin = newOrigin(d.Origins(), len(x.names)-len(d.Origins()))
 	if d.Format == doc.JSON || d.Format == doc.Logfmt {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"time"
 
@@ -44,6 +45,7 @@ type variant struct {
 // its number divided by div, formatted into buf.
 type alias struct {
 	at, of int
+	plus   []int // fields added to of's number (doc.Alias.Plus)
 	div    float64
 	used   bool // a metric or the time reads it (or --try --fields shows it)
 	buf    []byte
@@ -280,6 +282,8 @@ func (x *Extractor) fillAliases(e *Entry) {
 		switch {
 		case !a.used:
 			e.reset(a.at, dash)
+		case len(a.plus) > 0:
+			a.sum(e)
 		case a.div == 0 || a.div == 1:
 			e.reset(a.at, e.Fields[a.of])
 		default:
@@ -294,6 +298,42 @@ func (x *Extractor) fillAliases(e *Entry) {
 			e.known(a.at, v, true)
 		}
 	}
+}
+
+// sum sets a's field to the sum of its fields' numbers, or to "-" when
+// one is not a number or is negative (doc.Alias.Plus). The sum is the
+// decimals' exact sum, rounded once: the float sum rounded to the most
+// fraction digits a part has (AWS's 0.1 + 0.2 is 0.3, as the log means,
+// not 0.30000000000000004, which a histogram bound of 0.3 would miss).
+func (a *alias) sum(e *Entry) {
+	v, ok := e.Number(a.of)
+	digits := fractionDigits(e.Fields[a.of])
+	for _, p := range a.plus {
+		w, wok := e.Number(p)
+		v, ok = v+w, ok && wok && w >= 0
+		digits = max(digits, fractionDigits(e.Fields[p]))
+	}
+	if !ok || v < 0 {
+		e.reset(a.at, dash)
+		return
+	}
+	if scale := math.Pow10(min(digits, 9)); v*scale < 1<<53 {
+		v = math.Round(v*scale) / scale
+	}
+	if a.div != 0 && a.div != 1 {
+		v /= a.div
+	}
+	a.buf = strconv.AppendFloat(a.buf[:0], v, 'f', -1, 64)
+	e.Fields[a.at] = a.buf
+	e.known(a.at, v, true)
+}
+
+// fractionDigits is how many digits follow the '.' of a decimal's text.
+func fractionDigits(b []byte) int {
+	if i := bytes.IndexByte(b, '.'); i >= 0 {
+		return len(b) - i - 1
+	}
+	return 0
 }
 
 // parseDateTime reads yyyy-mm-dd<sep>hh:mm:ss[.fraction] in UTC (W3C's

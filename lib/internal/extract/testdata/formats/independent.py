@@ -12,6 +12,7 @@ import calendar
 import datetime
 import json
 import re
+from decimal import Decimal
 import sys
 
 Q = r'((?:[^"\\]|\\.)*)'  # a quoted field: backslash escapes kept
@@ -89,7 +90,8 @@ FORMATS = {
                    names=["timestamp", "elb", "client_port", "backend_port", "request_processing_time", "backend_processing_time",
                           "response_processing_time", "elb_status_code", "backend_status_code", "received_bytes", "sent_bytes",
                           "@request", "user_agent", "ssl_cipher", "ssl_protocol"],
-                   time=("timestamp", rfc3339), common={"time": ("timestamp", 1), "status": ("elb_status_code", 1), "bytes": ("sent_bytes", 1)}),
+                   time=("timestamp", rfc3339), common={"time": ("timestamp", 1), "status": ("elb_status_code", 1), "bytes": ("sent_bytes", 1),
+                                                            "duration": (("request_processing_time", "backend_processing_time", "response_processing_time"), "sum")}),
     "squid": dict(re=r'(\S+) +(\S+) (\S+) ([^/ ]+)/(\S+) (\S+) (\S+) (\S+) (\S+) ([^/ ]+)/(\S+) (\S+)',
                   names=["time", "elapsed", "remotehost", "code", "status", "bytes", "method", "url", "rfc931", "peerstatus", "peerhost", "type"],
                   time=("time", unix), common={"path": ("url", 1), "duration": ("elapsed", 1000)}),
@@ -130,7 +132,8 @@ def aws_variants(names, quoted, ends, brackets=()):
     return [(columns_regex(names[:names.index(e) + 1], quoted, brackets), names[:names.index(e) + 1]) for e in ends]
 
 FORMATS["awsalb"] = dict(variants=aws_variants(ALB_NAMES, ALB_QUOTED, ["conn_trace_id", "error_reason", "target_status_code_list", "classification_reason"]),
-                         names=ALB_NAMES, time=("time", rfc3339), common={"status": ("elb_status_code", 1), "bytes": ("sent_bytes", 1)})
+                         names=ALB_NAMES, time=("time", rfc3339), common={"status": ("elb_status_code", 1), "bytes": ("sent_bytes", 1),
+                                                                           "duration": (("request_processing_time", "target_processing_time", "response_processing_time"), "sum")})
 FORMATS["awss3"] = dict(variants=aws_variants(S3_NAMES, {"@request_uri", "referer", "user_agent"},
                                               ["acl_required", "turn_around_time", "version_id", "host_header", "tls_version", "access_point_arn"], {"time"}),
                         names=S3_NAMES, time=("time", clf),
@@ -261,6 +264,12 @@ COMMON = {
 def add_common(fields, common):
     num = {}
     for name, (field, div) in common.items():
+        if div == "sum":  # AWS's time taken in parts: their exact sum, "-" when one is -1 or not a number
+            if all(re.fullmatch(r'\d+(\.\d+)?', fields.get(p, "")) for p in field):
+                num[name] = float(sum(Decimal(fields[p]) for p in field))
+            else:
+                fields[name] = "-"
+            continue
         if name in fields or field not in fields:
             continue
         v = fields[field]
