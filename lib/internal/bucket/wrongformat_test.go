@@ -146,3 +146,13 @@ func TestALogfmtKeyOnlyStoreEndingSoonerIsNotedWithItsKeys(t *testing.T) {
 		t.Fatalf("notes = %q", notes)
 	}
 }
+
+func TestAPresetsKeyPathTheLinesLackIsNotNoted(t *testing.T) {
+	r := rollerFor(t, "format caddy\nwindow 10s\nmetric requests count by=status,referer\n", nil)
+	st := r.AddStore("caddy", 0)
+	feedLines(r, st, 0, `{"ts":100.5,"request":{"method":"GET","headers":{"User-Agent":["curl/8"]}},"status":200,"size":5,"duration":0.01}`)
+	r.End(st)
+	if notes := r.FormatNotes(); len(notes) != 0 {
+		t.Errorf("caddy's Referer, absent from a request without one, noted: %q", notes)
+	}
+}

@@ -20,10 +20,12 @@ type Keyed struct {
 	Name, Path string
 }
 
-// Keyed returns the fields the document reads by a key path (its own
-// fields, in a JSON or logfmt document; nil in other formats).
+// Keyed returns the fields the document reads by a key path its author
+// chose (its own fields, in a JSON or logfmt document); nil in other
+// formats and in a preset's (caddy's), whose paths are the server's own
+// and some of them absent by nature (a Referer header a request lacks).
 func (x *Extractor) Keyed() []Keyed {
-	if x.d.Format != doc.JSON && x.d.Format != doc.Logfmt {
+	if x.d.Format != doc.JSON && x.d.Format != doc.Logfmt || x.d.Preset != "" {
 		return nil
 	}
 	var ks []Keyed
