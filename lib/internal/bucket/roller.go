@@ -145,7 +145,7 @@ func New(d *doc.Doc, k *Known) (*Roller, error) {
 	r := &Roller{agg: agg, x: x, width: int64(d.Width), grace: int64(d.Grace), open: map[int64]*Bucket{}, known: k,
 		future: int64(d.Future), now: time.Now, format: d.FormatText(), keyed: x.Keyed()}
 	if d.Envelope != doc.NoEnvelope {
-		r.unwrap = extract.NewUnwrapper(d.Envelope)
+		r.unwrap = extract.UnwrapperFor(d)
 	}
 	// Every bucket up to the last seal on the tape is closed, and so is one
 	// a !late marker names, sealed or not (an idle store's quiet time may

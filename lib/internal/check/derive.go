@@ -206,7 +206,7 @@ func newDeriver(d *doc.Doc) (*deriver, error) {
 	dv := &deriver{x: x, width: int64(d.Width), buckets: map[int64]map[string]*acc{}, placed: map[int64]int64{}, texts: make([]string, len(d.Metrics)),
 		future: int64(d.Future)}
 	if d.Envelope != doc.NoEnvelope {
-		dv.unwrap = extract.NewUnwrapper(d.Envelope)
+		dv.unwrap = extract.UnwrapperFor(d)
 	}
 	for i := range d.Metrics {
 		m := &d.Metrics[i]

@@ -153,23 +153,24 @@ type Metric struct {
 
 // Doc is a parsed document.
 type Doc struct {
-	Name      string // the built-in name, or the path it was loaded from
-	Text      []byte // the document's source, frozen into a tally store
-	Format    FormatKind
-	Regex     string       // Format == Regex: the RE2 source
-	LogFormat *LogFormat   // Format == Apache or Nginx: the compiled format string
-	Keys      []Key        // Format == JSON or Logfmt: fields named on the format line
-	Preset    string       // Format == JSON: the named format that set Keys ("caddy"), else ""
-	W3C       *W3C         // Format == W3CLog: its separator and default columns
-	Vocab     []Alias      // the common names the format offers (vocab.go)
-	Envelope  EnvelopeKind // the container runtime's line around each entry (origin.go); NoEnvelope: none
-	TimeField string       // the field holding the entry's time ("time" for the built-in formats)
-	Layout    string       // clf, rfc3339, unix, unixms, or a Go layout
-	Width     time.Duration
-	Grace     time.Duration
-	Cap       int           // most series per metric per bucket
-	Future    time.Duration // an entry stamped more than this ahead of the wall clock is dropped; 0: no bound
-	Metrics   []Metric
+	Name           string // the built-in name, or the path it was loaded from
+	Text           []byte // the document's source, frozen into a tally store
+	Format         FormatKind
+	Regex          string       // Format == Regex: the RE2 source
+	LogFormat      *LogFormat   // Format == Apache or Nginx: the compiled format string
+	Keys           []Key        // Format == JSON or Logfmt: fields named on the format line
+	Preset         string       // Format == JSON: the named format that set Keys ("caddy"), else ""
+	W3C            *W3C         // Format == W3CLog: its separator and default columns
+	Vocab          []Alias      // the common names the format offers (vocab.go)
+	Envelope       EnvelopeKind // the container runtime's line around each entry (origin.go); NoEnvelope: none
+	EnvelopeStream string       // the one stream an envelope's lines are read from ("stdout", "stderr"); "": both
+	TimeField      string       // the field holding the entry's time ("time" for the built-in formats)
+	Layout         string       // clf, rfc3339, unix, unixms, or a Go layout
+	Width          time.Duration
+	Grace          time.Duration
+	Cap            int           // most series per metric per bucket
+	Future         time.Duration // an entry stamped more than this ahead of the wall clock is dropped; 0: no bound
+	Metrics        []Metric
 }
 
 // DefaultFuture is how far ahead of the wall clock an entry's time may be

@@ -1,6 +1,9 @@
 package doc
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // The origin fields: what an entry's store and its container runtime say
 // of it, not its bytes. Every format offers them, after its own fields
@@ -83,14 +86,21 @@ func (d *Doc) isOrigin(name string) bool {
 	return slices.Contains(d.originNames(), name)
 }
 
-const envelopeWant = `"envelope" wants cri (containerd's and CRI-O's TIME STREAM P|F LINE) or docker (docker's json-file {"log":…}), e.g. envelope cri`
+const envelopeWant = `"envelope" wants cri (containerd's and CRI-O's TIME STREAM P|F LINE) or docker (docker's json-file {"log":…}), and stream=stdout or stream=stderr to read one stream only, e.g. envelope cri stream=stdout`
 
-// envelope parses "envelope cri|docker".
+// envelope parses "envelope cri|docker [stream=stdout|stderr]".
 func (p *parser) envelope(n int, words []string) error {
 	if err := p.once(n, "envelope", &p.envelopeLine); err != nil {
 		return err
 	}
-	if len(words) == 2 {
+	if len(words) == 3 {
+		s, ok := strings.CutPrefix(words[2], "stream=")
+		if !ok || s != "stdout" && s != "stderr" {
+			return p.errorf(n, envelopeWant)
+		}
+		p.d.EnvelopeStream = s
+	}
+	if len(words) == 2 || len(words) == 3 {
 		for k, w := range envelopeWords {
 			if w != "" && w == words[1] {
 				p.d.Envelope = EnvelopeKind(k)

@@ -34,6 +34,13 @@ const ReasonEnvelope = "envelope"
 // not a line to guess the rest of.
 const ReasonSplit = "split"
 
+// ReasonStream is a line of the stream the document does not read
+// (envelope cri stream=stdout: the error log nginx's image writes to
+// stderr, in the same file as its access log on stdout). It is a marker,
+// so the line is accounted, but not a line of the wrong format: the
+// wrong-format notes do not count it.
+const ReasonStream = "stream"
+
 // ReasonLong is a split line whose parts join to more than MaxJoined
 // bytes: one entry, dropped, as feed's --max-line drops a line over it.
 const ReasonLong = "long"
@@ -52,6 +59,7 @@ type Part struct {
 // Unwrapper reads one envelope. Not safe for concurrent use.
 type Unwrapper struct {
 	kind         doc.EnvelopeKind
+	only         []byte // the one stream read (doc.Doc.EnvelopeStream); nil: both
 	scratch      []byte // a docker log's unescaped bytes
 	stream, time []byte // a docker stream's or time's, when escaped (no runtime escapes them)
 	key          []byte // an escaped key, unescaped
@@ -59,6 +67,16 @@ type Unwrapper struct {
 
 // NewUnwrapper returns an Unwrapper for kind (doc.CRI or doc.Docker).
 func NewUnwrapper(kind doc.EnvelopeKind) *Unwrapper { return &Unwrapper{kind: kind} }
+
+// UnwrapperFor returns the Unwrapper of document d's envelope, reading
+// only the stream it names, if it names one.
+func UnwrapperFor(d *doc.Doc) *Unwrapper {
+	u := NewUnwrapper(d.Envelope)
+	if d.EnvelopeStream != "" {
+		u.only = []byte(d.EnvelopeStream)
+	}
+	return u
+}
 
 // Unwrap reads one line (without its '\n'). It never panics and
 // allocates only to grow its buffer to the longest escaped docker log.
@@ -289,6 +307,8 @@ func (j *Joiner) Line(u *Unwrapper, pos int64, line []byte) Joined {
 	switch {
 	case !ok:
 		r.Reason = ReasonEnvelope
+	case u.only != nil && string(p.Stream) != string(u.only):
+		r.Reason = ReasonStream // each line of it, a part or not: nothing of it is joined
 	case p.Partial:
 		j.hold(pos, p)
 		r.Held = true

@@ -161,6 +161,23 @@ func TestASplitLineCutByTheOtherStreamOrABadLineIsOneDrop(t *testing.T) {
 	}
 }
 
+func TestALineOfTheStreamTheDocumentDoesNotReadIsADropOfItsOwn(t *testing.T) {
+	d, err := doc.Parse("t", []byte("format logfmt\nenvelope cri stream=stdout\ntime ts layout=unix\nwindow 1s\nmetric n count\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := joinAll(UnwrapperFor(d), "t1 stdout P ab", "t2 stdout F cd", "t3 stderr P ef", "t4 stderr F gh", "t5 stdout F ij")
+	want := []string{"held", "entry stdout t1 at 0: abcd", "drop stream at 30", "drop stream at 45", "entry stdout t5 at 60: ij"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	for _, bad := range []string{"envelope cri stream=both", "envelope cri stdout", "envelope cri stream=stdout x"} {
+		if _, err := doc.Parse("t", []byte("format logfmt\n"+bad+"\ntime ts layout=unix\nwindow 1s\nmetric n count\n")); err == nil || !strings.Contains(err.Error(), "stream=stdout or stream=stderr") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
 func TestASplitLineOverTheLimitIsOneDropOfAllItsParts(t *testing.T) {
 	u := NewUnwrapper(doc.CRI)
 	part := "t stdout P " + strings.Repeat("x", MaxJoined/2)

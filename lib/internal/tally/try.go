@@ -151,7 +151,7 @@ func tryFields(d *doc.Doc, files []string, stdin io.Reader, stdout io.Writer) er
 	var e extract.Entry
 	var u *extract.Unwrapper
 	if d.Envelope != doc.NoEnvelope {
-		u = extract.NewUnwrapper(d.Envelope)
+		u = extract.UnwrapperFor(d)
 	}
 	for k, f := range files {
 		if err := x.Origin(k, tryID(f), tryPath(f)); err != nil {
