@@ -62,6 +62,7 @@ type pusher struct {
 // its length at start (--once: nil), or a failure that retrying cannot
 // mend.
 func Run(ctx context.Context, o *Options) error {
+	tuneGC()
 	tapePath := tallystore.At(o.Dir).Tape()
 	if _, err := os.Stat(tallystore.At(o.Dir).Document()); err != nil {
 		return fmt.Errorf("tgpush: %s is not a tally store (%v); name the directory tally --provision made", o.Dir, command.Bare(err))
