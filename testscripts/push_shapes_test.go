@@ -175,7 +175,7 @@ func killPushes(t *testing.T, dir string, argv []string) int {
 				t.Fatalf("tgpush (round %d, seed %d): %v\n%s", rounds, seed, err, tail(string(notes), 10))
 			}
 			rounds = 1 << 30 // finished by itself
-		case <-time.After(time.Duration(5+rng.IntN(120)) * time.Millisecond): // a random moment: the point of the test
+		case <-time.After(killAfter(rng, kills)): // a random moment: the point of the test
 			p.Process.Kill()
 			if err := <-done; err != nil && strings.Contains(err.Error(), "killed") {
 				kills++
@@ -189,6 +189,16 @@ func killPushes(t *testing.T, dir string, argv []string) int {
 	}
 	t.Logf("seed %d: %d kills -9 of tgpush", seed, kills)
 	return kills
+}
+
+// killAfter is when a round's kill comes: at random in 5-125 ms, and in
+// 5-35 ms until the floor's 3 kills are made, so that a push that got
+// faster (it takes ~0.5 s in all) still meets the floor before it ends.
+func killAfter(rng *mrand.Rand, kills int) time.Duration {
+	if kills < 3 {
+		return time.Duration(5+rng.IntN(30)) * time.Millisecond
+	}
+	return time.Duration(5+rng.IntN(120)) * time.Millisecond
 }
 
 func TestTgpushCountersIntoPrometheus3HoldTheLogsRunningSumsAtEveryBucketsLastMillisecondAndRateReadsTgreadsQuantile(t *testing.T) {

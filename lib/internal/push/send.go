@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/s2"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/timbertally/timbertally/lib/internal/command"
@@ -282,7 +282,10 @@ func (s *sender) encode(req proto.Message) ([]byte, error) {
 	if s.otlp {
 		return s.buf, nil
 	}
-	s.zbuf = snappy.Encode(s.zbuf[:cap(s.zbuf)], s.buf)
+	// Snappy's block format, as remote write wants it, by s2's fastest
+	// encoder: snappy.Encode is s2's "better" one, which took ~3.5% of
+	// tgpush's CPU for a few percent fewer bytes over a local link.
+	s.zbuf = s2.EncodeSnappy(s.zbuf[:cap(s.zbuf)], s.buf)
 	return s.zbuf, nil
 }
 
