@@ -32,6 +32,15 @@ type batch struct {
 	samples int
 	groups  []placed
 	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
+	// The group's messages, from chunks (slab.go): a group of thousands of
+	// series is thousands of labels and samples, one allocation each
+	// otherwise, and the collector's work.
+	key   []byte // the series text being looked up, reused
+	lslab slab[prompb.Label]
+	sslab slab[prompb.Sample]
+	tslab slab[prompb.TimeSeries]
+	lptrs ptrs[prompb.Label]
+	sptrs ptrs[prompb.Sample]
 	// The other shapes' (shape.go):
 	fail   error                              // the group cannot be sent in its shape (the tape's fault)
 	zeros  *batch                             // --counters: the zeros before new series, sent first
@@ -53,6 +62,9 @@ func newBatch(extra []*prompb.Label) *batch {
 // add puts a group's samples in the batch, at ms: a sealed group's
 // tape.SampleMs, a marker-only group's tape.MarkerMs.
 func (b *batch) add(g Group, at, ms int64) {
+	if len(b.index) == 0 {
+		b.index = make(map[string]int, len(g.Series)+4) // grown once, not a dozen times
+	}
 	for i := range g.Series {
 		s := &g.Series[i]
 		b.sample(s.Metric, s.Labels, s.Value, ms)
@@ -78,15 +90,20 @@ func (b *batch) add(g Group, at, ms int64) {
 
 // sample appends one sample to its series.
 func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) {
-	key := string(tape.AppendSeries(nil, metric, labels))
-	i, ok := b.index[key]
+	b.key = tape.AppendSeries(b.key[:0], metric, labels)
+	i, ok := b.index[string(b.key)]
 	if !ok {
 		i = len(b.req.Timeseries)
-		b.index[key] = i
-		b.req.Timeseries = append(b.req.Timeseries, &prompb.TimeSeries{Labels: b.labels(metric, labels)})
+		b.index[string(b.key)] = i
+		ts := b.tslab.next()
+		ts.Labels = b.labels(metric, labels)
+		ts.Samples = b.sptrs.take(1)
+		b.req.Timeseries = append(b.req.Timeseries, ts)
 	}
 	ts := b.req.Timeseries[i]
-	ts.Samples = append(ts.Samples, &prompb.Sample{Value: v, Timestamp: ms})
+	sm := b.sslab.next()
+	sm.Value, sm.Timestamp = v, ms
+	ts.Samples = append(ts.Samples, sm)
 	b.samples++
 }
 
@@ -99,15 +116,15 @@ func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) 
 // nothing of it is sent (Run refuses such a --label before any push from
 // the document; this catches a tape an older document wrote).
 func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
-	out := make([]*prompb.Label, 0, 1+len(labels)+len(b.extra))
-	out = append(out, &prompb.Label{Name: "__name__", Value: metric})
+	out := b.lptrs.take(1 + len(labels) + len(b.extra))
+	out = append(out, b.label("__name__", metric))
 	bucket := strings.HasSuffix(metric, doc.BucketSuffix)
 	for _, l := range labels {
 		v := label.Shown(l.Value)
 		if bucket && l.Name == doc.BoundLabel {
 			v = tape.CanonicalBound(v)
 		}
-		out = append(out, &prompb.Label{Name: l.Name, Value: v})
+		out = append(out, b.label(l.Name, v))
 	}
 	for _, e := range b.extra {
 		if i := slices.IndexFunc(labels, func(l tape.Label) bool { return l.Name == e.Name }); i >= 0 {
@@ -120,6 +137,13 @@ func (b *batch) labels(metric string, labels []tape.Label) []*prompb.Label {
 	}
 	slices.SortFunc(out, func(a, b *prompb.Label) int { return cmp.Compare(a.Name, b.Name) })
 	return out
+}
+
+// label returns a label from the batch's chunks.
+func (b *batch) label(name, value string) *prompb.Label {
+	l := b.lslab.next()
+	l.Name, l.Value = name, value
+	return l
 }
 
 // requests splits the batch into requests of at most max samples (one
