@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/timbertally/timbertally/lib/internal/shell"
@@ -54,6 +55,7 @@ type pusher struct {
 	held    []Group     // marker-only groups with no millisecond left before the next bucket's: they go with its seal
 	fresh   bool        // the run started without a cursor
 	prog    *progress
+	out     sync.Mutex // notes and progress: a group is built while the one before it is sent
 	quirked tape.LaterKinds
 	shape   shape // what a group becomes on the wire (shape.go)
 }
@@ -321,17 +323,36 @@ func (p *pusher) loop(ctx context.Context) error {
 // receiver takes a series' newest sample again as a duplicate, while an
 // older one (a second group of the batch already taken) is "out of order"
 // to Prometheus and Mimir, a refusal.
+//
+// A group's batch is built while the group before it is being sent (its
+// requests encoded, posted, answered): the two halves of tgpush's work, and
+// the receiver's, overlap. The sends never do: a group's first request
+// goes only once every request of the group before it was taken and the
+// cursor moved past it. The building touches what sending does not (the
+// groups' own state: the last seal, the marker count, the running totals)
+// and sending what building does not (the cursor, the tape's identity).
 func (p *pusher) push(ctx context.Context, groups []Group) error {
+	var sending chan error // the group before's send, while this one is built
+	sent := func() error {
+		if sending == nil {
+			return nil
+		}
+		err := <-sending
+		sending = nil
+		return err
+	}
 	for _, g := range groups {
 		b := p.batch(g)
+		if err := sent(); err != nil {
+			return err
+		}
 		if b == nil {
 			continue
 		}
-		if err := p.send(ctx, b); err != nil {
-			return err
-		}
+		sending = make(chan error, 1)
+		go func() { sending <- p.send(ctx, b) }()
 	}
-	return nil
+	return sent()
 }
 
 // batch is what push sends for group g, with the held groups before it;
@@ -351,6 +372,7 @@ func (p *pusher) batch(g Group) *batch {
 	}
 	p.held = nil
 	p.add(b, g)
+	b.after = p.after
 	return b
 }
 
@@ -428,7 +450,7 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 			id, p.fl.id = fresh, fresh
 		}
 	}
-	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width, From: p.skip, After: p.after}
+	p.cur = Cursor{Offset: last.End, ID: id, Bucket: p.cur.Bucket, Width: p.cur.Width, From: p.skip, After: b.after}
 	for _, g := range b.groups {
 		if g.sealed() {
 			p.cur.Bucket, p.cur.Width = g.Seal.Start, g.Seal.Width
@@ -439,7 +461,9 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 	}
 	if p.prog != nil {
 		size, _ := p.fl.size()
+		p.out.Lock()
 		p.prog.pushed(len(b.groups), b.samples, p.cur.Offset-from, p.behind(size))
+		p.out.Unlock()
 	}
 	return nil
 }
@@ -464,6 +488,8 @@ func (p *pusher) note(msg string) {
 	if p.o.Quiet {
 		return
 	}
+	p.out.Lock()
+	defer p.out.Unlock()
 	if p.prog != nil {
 		p.prog.clear()
 	}

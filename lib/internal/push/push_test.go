@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +38,9 @@ type fakeReceiver struct {
 	headers []http.Header
 	text    map[int]string // what an answer of a status says after "answer N" (set before the first request)
 	header  http.Header    // headers every answer carries (set before the first request)
+	// requests being answered now, and the most at once
+	inflight, maxInflight atomic.Int32
+	delay                 time.Duration // how long each answer takes (set before the first request)
 }
 
 func newFake(t *testing.T, answer func(n int, req *prompb.WriteRequest, h http.Header) int) *fakeReceiver {
@@ -49,6 +53,11 @@ func newFake(t *testing.T, answer func(n int, req *prompb.WriteRequest, h http.H
 func (f *fakeReceiver) url() string { return f.srv.URL + "/api/v1/write" }
 
 func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
+	n := f.inflight.Add(1)
+	defer f.inflight.Add(-1)
+	for m := f.maxInflight.Load(); n > m && !f.maxInflight.CompareAndSwap(m, n); m = f.maxInflight.Load() {
+	}
+	time.Sleep(f.delay)
 	body, _ := io.ReadAll(r.Body)
 	if r.Header.Get("Content-Encoding") != "snappy" || r.Header.Get("X-Prometheus-Remote-Write-Version") != "0.1.0" {
 		http.Error(w, "not remote write 1.0", http.StatusBadRequest)
@@ -190,6 +199,35 @@ func TestEachGroupIsPushedAtItsBucketsLastMillisecondWithItsDataQualitySeries(t 
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	sameSamples(t, f.got(), threeGroupsSamples)
+}
+
+func TestAGroupIsBuiltWhileTheOneBeforeIsSentButTwoGroupsRequestsAreNeverInFlightAtOnce(t *testing.T) {
+	f := newFake(t, nil)
+	f.delay = 3 * time.Millisecond // each answer slow enough that a second request would overlap it
+	var tape strings.Builder
+	var want []string
+	for k := range 40 {
+		start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(k) * 10 * time.Second)
+		ts := start.Format(time.RFC3339)
+		ms := start.UnixMilli() + 9999
+		for s := range 3 {
+			fmt.Fprintf(&tape, "%s requests{status=\"%d\"} %d\n", ts, 200+s, k+s)
+			want = append(want, fmt.Sprintf("__name__=requests,status=%d %d %d", 200+s, ms, k+s))
+		}
+		fmt.Fprintf(&tape, "seal %s width=10s entries=%d at=web:%d\n", ts, 3*k+3, 100*(k+1))
+		want = append(want, fmt.Sprintf("__name__=timbertally_entries %d %d", ms, 3*k+3), fmt.Sprintf("__name__=timbertally_late_entries %d 0", ms))
+	}
+	dir := store(t, tape.String())
+	if code, stderr := tgpush(context.Background(), "--once", "--max-samples", "2", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), want)
+	if m := f.maxInflight.Load(); m != 1 {
+		t.Errorf("%d requests were in flight at once, want 1: a group's requests go only after the group before it was taken", m)
+	}
+	if f.n != 40*3 { // five samples a group, two a request
+		t.Errorf("%d requests, want 120", f.n)
+	}
 }
 
 func TestAFailingOrBusyReceiverIsRetriedWithOneNotePerChangeOfState(t *testing.T) {

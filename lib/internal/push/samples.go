@@ -31,6 +31,7 @@ type batch struct {
 	req     *prompb.WriteRequest
 	samples int
 	groups  []placed
+	after   int         // the pusher's marker-only groups since the last seal, with this batch's (the cursor's after=)
 	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
 	// The group's messages, from chunks (slab.go): a group of thousands of
 	// series is thousands of labels and samples, one allocation each
