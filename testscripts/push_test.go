@@ -273,3 +273,39 @@ func TestAFleetLandsApartInOneReceiverByItsHostLabelAndWithoutOneIsRefusedNaming
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// docsQuery is the PromQL block of docs/tgpush.md that holds marker, as
+// printed (its indented lines, joined).
+func docsQuery(t *testing.T, marker string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "docs", "tgpush.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block []string
+	for _, l := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, "    "):
+			block = append(block, strings.TrimSpace(l))
+		default:
+			if q := strings.Join(block, " "); strings.Contains(q, marker) {
+				return q
+			}
+			block = nil
+		}
+	}
+	t.Fatalf("docs/tgpush.md has no query block with %q", marker)
+	return ""
+}
+
+func TestTheDocsConservationQueryAsPrintedCountsEveryLineOfALogPushedWithALabel(t *testing.T) {
+	prom, dir, log, st := startedWithStore(t, "prometheus", "access.log", 1500)
+	mustRun(t, dir, "tgpush", "--once", "-q", "--label", "host=web1", "--url", prom.writeURL(), st)
+	q := docsQuery(t, "sum_over_time(timbertally_entries[1h])")
+	lines, _ := countLines(t, log, "")
+	got, ok := prom.query(q, time.Now())
+	if !ok || got != float64(lines) {
+		t.Fatalf("the docs' query\n%s\nanswers %v (a value: %v); the log has %d lines", q, got, ok, lines)
+	}
+	t.Logf("%s = %v, the log's %d lines", q, got, lines)
+}
