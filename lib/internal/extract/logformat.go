@@ -45,7 +45,8 @@ type logFormat struct {
 	// cutter: straight-line code beats a loop over cuts.
 	fast     *layout
 	combined bool // fast: the combined layout, else common
-	first    int  // fast: the cuts the built-in cutter does
+	at       int  // fast: the cuts before the layout (vhost_combined's %v:%p), cut by the loop
+	first    int  // fast: the cuts the built-in cutter does, from at on
 }
 
 func compileLogFormat(l *doc.LogFormat) *logFormat {
@@ -83,8 +84,27 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 		}
 		c.cuts = append(c.cuts, k)
 	}
-	c.fast, c.combined, c.first = fastLayout(l, c.cuts)
+	for at := 0; at <= maxLead && at < len(l.Parts); at++ {
+		if at > 0 && !leadPart(l.Parts[at-1]) {
+			break
+		}
+		if c.fast, c.combined, c.first = fastLayout(l, at, c.cuts); c.fast != nil {
+			c.at = at
+			break
+		}
+	}
 	return c
+}
+
+// maxLead is how many fields may come before a layout the built-in cutter
+// reads (vhost_combined's and vcommon's %v:%p: two).
+const maxLead = 2
+
+// leadPart reports whether a part before the layout is one the loop cuts
+// plainly: a field ended by a literal, not quoted, not a time or a request
+// (a vhost, a port).
+func leadPart(p doc.Part) bool {
+	return p.Lit != "" && !p.Quoted && p.Kind != doc.Stamp && p.Kind != doc.Request
 }
 
 // The combined layout's parts: their kinds and the literal after each
@@ -97,18 +117,21 @@ var (
 	nginxLits     = []string{" - ", " [", "] \"", "\" ", " ", " \"", "\" \"", "\""}
 )
 
-// fastLayout says whether a LogFormat starts with the combined layout
-// (Apache's or nginx's) or Apache's common one, and where its fields go.
-func fastLayout(l *doc.LogFormat, cuts []cut) (*layout, bool, int) {
+// fastLayout says whether a LogFormat has the combined layout (Apache's
+// or nginx's) or Apache's common one from its part at on (at 0: it starts
+// with it), and where its fields go.
+func fastLayout(l *doc.LogFormat, at int, cuts []cut) (*layout, bool, int) {
 	if l.Prefix != "" {
 		return nil, false, 0
 	}
+	parts := l.Parts[at:]
+	cuts = cuts[at:]
 	match := func(kinds []doc.FieldKind, lits []string) bool {
-		if len(l.Parts) < len(kinds) {
+		if len(parts) < len(kinds) {
 			return false
 		}
 		for i, k := range kinds {
-			p := l.Parts[i]
+			p := parts[i]
 			last := i == len(kinds)-1
 			if p.Kind != k || p.Skip != 0 || (k == doc.Stamp && p.Layout != doc.LayoutCLF) ||
 				(!last && p.Lit != lits[i]) || (last && !strings.HasPrefix(p.Lit, lits[i])) {
@@ -117,18 +140,18 @@ func fastLayout(l *doc.LogFormat, cuts []cut) (*layout, bool, int) {
 		}
 		return true
 	}
-	at := func(i int) int { return cuts[i].field }
+	field := func(i int) int { return cuts[i].field }
 	switch {
 	case l.Server == "apache" && match(combinedKinds, combinedLits):
-		return &layout{host: at(0), ident: at(1), user: at(2), time: at(3), request: -1, method: cuts[4].req,
-			status: at(5), bytes: at(6), referer: at(7), agent: at(8)}, true, 9
-	case l.Server == "apache" && (len(l.Parts) == 7 || len(l.Parts) > 7 && strings.HasPrefix(l.Parts[6].Lit, " ")) &&
+		return &layout{host: field(0), ident: field(1), user: field(2), time: field(3), request: -1, method: cuts[4].req,
+			status: field(5), bytes: field(6), referer: field(7), agent: field(8)}, true, 9
+	case l.Server == "apache" && (len(parts) == 7 || len(parts) > 7 && strings.HasPrefix(parts[6].Lit, " ")) &&
 		match(combinedKinds[:7], append(slices.Clone(combinedLits[:6]), "")):
-		return &layout{host: at(0), ident: at(1), user: at(2), time: at(3), request: -1, method: cuts[4].req,
-			status: at(5), bytes: at(6), referer: -1, agent: -1}, false, 7
+		return &layout{host: field(0), ident: field(1), user: field(2), time: field(3), request: -1, method: cuts[4].req,
+			status: field(5), bytes: field(6), referer: -1, agent: -1}, false, 7
 	case l.Server == "nginx" && match(nginxKinds, nginxLits):
-		return &layout{host: at(0), ident: -1, dashIdent: true, user: at(1), time: at(2), request: at(3), method: cuts[3].req,
-			status: at(4), bytes: at(5), referer: at(6), agent: at(7)}, true, 8
+		return &layout{host: field(0), ident: -1, dashIdent: true, user: field(1), time: field(2), request: field(3), method: cuts[3].req,
+			status: field(4), bytes: field(5), referer: field(6), agent: field(7)}, true, 8
 	}
 	return nil, false, 0
 }
@@ -142,15 +165,20 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 		return ReasonFormat
 	}
 	rest := line[len(lf.prefix):]
-	f := e.Fields
 	from := 0
 	if lf.fast != nil {
+		if lf.at > 0 {
+			var reason string
+			if rest, reason = x.cutAll(lf.cuts[:lf.at], rest, e); reason != "" {
+				return reason
+			}
+		}
 		var more bool
 		var reason string
 		if rest, more, reason = cutCombined(rest, e, lf.fast, lf.combined, x.request); reason != "" {
 			return reason
 		}
-		from = lf.first
+		from = lf.at + lf.first
 		last := &lf.cuts[from-1]
 		if last.how == howLast { // common, at the line's end
 			if more || len(rest) != 0 {
@@ -162,8 +190,22 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 			return ReasonFormat
 		}
 	}
-	for i := from; i < len(lf.cuts); i++ {
-		c := &lf.cuts[i]
+	rest, reason := x.cutAll(lf.cuts[from:], rest, e)
+	if reason != "" {
+		return reason
+	}
+	if len(rest) != 0 {
+		return ReasonFormat
+	}
+	return ""
+}
+
+// cutAll cuts the fields of cuts from rest, in turn, and returns what
+// follows the last one's literal.
+func (x *Extractor) cutAll(cuts []cut, rest []byte, e *Entry) ([]byte, string) {
+	f := e.Fields
+	for i := range cuts {
+		c := &cuts[i]
 		j := -1
 		switch c.how {
 		case howShort:
@@ -185,7 +227,7 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 				if x.tail(c, &rest) {
 					continue
 				}
-				return ReasonFormat
+				return nil, ReasonFormat
 			}
 		case howStatus:
 			if len(rest) > 3 && rest[3] == c.end && isStatus(rest[:3]) {
@@ -193,7 +235,7 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 				if x.tail(c, &rest) {
 					continue
 				}
-				return ReasonFormat
+				return nil, ReasonFormat
 			}
 			j = shortEnd(rest, c.end, 0)
 		case howSize:
@@ -203,7 +245,7 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 				if x.tail(c, &rest) {
 					continue
 				}
-				return ReasonFormat
+				return nil, ReasonFormat
 			}
 			j = shortEnd(rest, c.end, 0)
 		case howNumber:
@@ -213,7 +255,7 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 				if len(c.tail) == 0 || x.tail(c, &rest) {
 					continue
 				}
-				return ReasonFormat
+				return nil, ReasonFormat
 			}
 			j = shortEnd(rest, c.end, 0)
 		case howLong:
@@ -229,22 +271,22 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 				if x.tail(c, &rest) {
 					continue
 				}
-				return ReasonFormat
+				return nil, ReasonFormat
 			}
 		case howList:
 			j = listEnd(rest, c.end)
 		case howLast:
 			j = len(rest)
 			if (c.kind == doc.Status || c.kind == doc.Size || c.kind == doc.Numeric) && bytes.IndexByte(rest, ' ') >= 0 {
-				return ReasonFormat // a checked field and more after a space, as the built-in formats see it
+				return nil, ReasonFormat // a checked field and more after a space, as the built-in formats see it
 			}
 		}
 		if j < 0 {
-			return x.cutShort(c, rest, e)
+			return nil, x.cutShort(c, rest, e)
 		}
 		v := rest[:j]
 		if j == 0 && c.how != howQuoted && c.kind == doc.Text && !c.empty {
-			return ReasonFormat // the servers write "-" for an empty unquoted field, never nothing
+			return nil, ReasonFormat // the servers write "-" for an empty unquoted field, never nothing
 		}
 		if c.field >= 0 {
 			f[c.field] = v
@@ -253,19 +295,16 @@ func (x *Extractor) logFormat(line []byte, e *Entry) string {
 		// formats check theirs: the same line drops for the same reason.
 		if c.kind != doc.Text {
 			if reason := x.check(c, v, e); reason != "" {
-				return reason
+				return nil, reason
 			}
 		}
 		if c.how == howLast {
 			rest = rest[j:]
 		} else if rest = rest[j+1:]; len(c.tail) != 0 && !x.tail(c, &rest) {
-			return ReasonFormat
+			return nil, ReasonFormat
 		}
 	}
-	if len(rest) != 0 {
-		return ReasonFormat
-	}
-	return ""
+	return rest, ""
 }
 
 // tail consumes the rest of c's literal after its first byte from *rest,

@@ -375,19 +375,7 @@ func benchGenerated(b *testing.B, format, doc string, real bool) {
 		lines = append(lines, l[:len(l)-1])
 		size += len(l)
 	}
-	x := newExtractor(b, doc)
-	var e Entry
-	b.SetBytes(int64(size / len(lines)))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if x.Extract(lines[i], &e) != "" {
-			b.Fatalf("%q: not extracted", lines[i])
-		}
-		if i++; i == len(lines) {
-			i = 0
-		}
-	}
+	extractLoop(b, newExtractor(b, doc), lines, size)
 }
 
 // FuzzIndexByte checks the word-at-a-time indexByte against

@@ -193,15 +193,14 @@ func (x *Extractor) squeeze(line []byte) []byte {
 // starts with an address, whose ':' is never followed by a space.
 func afterSyslog(line []byte) []byte {
 	b := line
-	if len(b) > 2 && b[0] == '<' { // <PRI>: 1 to 3 digits
+	if len(b) > 2 && b[0] == '<' { // <PRI>: 1 to 3 digits; a '<' without them is the TAG's
 		i := 1
 		for i < len(b) && i < 4 && isDigit(b[i]) {
 			i++
 		}
-		if i == 1 || i == len(b) || b[i] != '>' {
-			return line
+		if i > 1 && i < len(b) && b[i] == '>' {
+			b = b[i+1:]
 		}
-		b = b[i+1:]
 	}
 	switch {
 	case len(b) > 16 && monthOf(b[0], b[1], b[2]) != 0 && b[3] == ' ' && (b[4] == ' ' || isDigit(b[4])) && isDigit(b[5]) &&
