@@ -158,8 +158,8 @@ func slowTime(layout, v string) (int64, bool) {
 	var err error
 	switch layout {
 	case doc.LayoutCLF:
-		if !slowCLF.MatchString(v) {
-			return 0, false
+		if !slowCLF.MatchString(v) || v[len(v)-2:] >= "60" {
+			return 0, false // a zone's minutes past 59: time.Parse takes them, no clock writes them
 		}
 		t, err = time.Parse("02/Jan/2006:15:04:05 -0700", v)
 	case doc.LayoutRFC3339:
