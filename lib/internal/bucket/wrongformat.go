@@ -104,6 +104,9 @@ func (w *keyWatch) check(id string, keyed []extract.Keyed, x *extract.Extractor,
 		return nil
 	}
 	w.checked = true
+	if !slices.Contains(w.had, false) {
+		return nil // every path had a value: no line needs listing
+	}
 	has := x.KeyPaths(w.first)
 	var notes []string
 	for i, k := range keyed {

@@ -64,13 +64,27 @@ func samePart(a, b Part) bool {
 	return bytes.Equal(a.Time, b.Time) && bytes.Equal(a.Stream, b.Stream) && bytes.Equal(a.Log, b.Log) && a.Partial == b.Partial
 }
 
+// unwrapCase is a line and what Unwrap makes of it.
+type unwrapCase struct {
+	line string
+	want Part
+	ok   bool
+}
+
+// checkUnwrap runs each case's line through an Unwrapper of kind.
+func checkUnwrap(t *testing.T, kind doc.EnvelopeKind, cases []unwrapCase) {
+	t.Helper()
+	u := NewUnwrapper(kind)
+	for _, c := range cases {
+		p, ok := u.Unwrap([]byte(c.line))
+		if ok != c.ok || (ok && !samePart(p, c.want)) {
+			t.Errorf("Unwrap(%q) = %v, %v; want %v, %v", c.line, p, ok, c.want, c.ok)
+		}
+	}
+}
+
 func TestACRILineIsItsTimeStreamTagAndLog(t *testing.T) {
-	u := NewUnwrapper(doc.CRI)
-	for _, c := range []struct {
-		line string
-		want Part
-		ok   bool
-	}{
+	checkUnwrap(t, doc.CRI, []unwrapCase{
 		{"2026-12-05T10:00:00.1Z stdout F GET / 200", Part{[]byte("2026-12-05T10:00:00.1Z"), []byte("stdout"), []byte("GET / 200"), false}, true},
 		{"2026-12-05T10:00:00.1Z stderr P part  with  spaces ", Part{[]byte("2026-12-05T10:00:00.1Z"), []byte("stderr"), []byte("part  with  spaces "), true}, true},
 		{"t stdout F", Part{[]byte("t"), []byte("stdout"), []byte{}, false}, true},
@@ -80,21 +94,11 @@ func TestACRILineIsItsTimeStreamTagAndLog(t *testing.T) {
 		{"t stdout X log", Part{}, false},
 		{" stdout F log", Part{}, false},
 		{"GET / 200", Part{}, false},
-	} {
-		p, ok := u.Unwrap([]byte(c.line))
-		if ok != c.ok || (ok && !samePart(p, c.want)) {
-			t.Errorf("Unwrap(%q) = %v, %v; want %v, %v", c.line, p, ok, c.want, c.ok)
-		}
-	}
+	})
 }
 
 func TestADockerRecordIsItsLogUnescapedAndWhetherItEndsTheLine(t *testing.T) {
-	u := NewUnwrapper(doc.Docker)
-	for _, c := range []struct {
-		line string
-		want Part
-		ok   bool
-	}{
+	checkUnwrap(t, doc.Docker, []unwrapCase{
 		{`{"log":"GET / 200\n","stream":"stdout","time":"2026-12-05T10:00:00.1Z"}`, Part{[]byte("2026-12-05T10:00:00.1Z"), []byte("stdout"), []byte("GET / 200"), false}, true},
 		{`{"log":"say \"hi\"\\n","stream":"stderr","time":"t"}`, Part{[]byte("t"), []byte("stderr"), []byte(`say "hi"\n`), true}, true},
 		{`{"time":"t", "attrs":{"a":[1,2]}, "stream":"stdout", "log":"x\u00e9\n"}`, Part{[]byte("t"), []byte("stdout"), []byte("xé"), false}, true},
@@ -103,12 +107,7 @@ func TestADockerRecordIsItsLogUnescapedAndWhetherItEndsTheLine(t *testing.T) {
 		{`{"log":"x\n","stream":"stdout"} trailing`, Part{}, false},
 		{`{"log":1,"stream":"stdout"}`, Part{}, false},
 		{`plain text`, Part{}, false},
-	} {
-		p, ok := u.Unwrap([]byte(c.line))
-		if ok != c.ok || (ok && !samePart(p, c.want)) {
-			t.Errorf("Unwrap(%s) = %v, %v; want %v, %v", c.line, p, ok, c.want, c.ok)
-		}
-	}
+	})
 }
 
 // joinAll runs lines (each at its offset in their concatenation) through
