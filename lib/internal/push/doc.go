@@ -70,5 +70,12 @@
 //     the cursor or a note: a --header whose name says it carries one is
 //     refused (--header-file takes it), and a URL's query and userinfo are
 //     left out of every message.
-//   - Memory is bounded by one batch of groups, not by the tape.
+//   - Memory is bounded by one read of the tape (readBytes), not by the
+//     tape nor by a group: a group larger than a read is found whole (its
+//     seal read, its series passed over) and then sent in parts of about
+//     a read each (follow.go), the cursor moved past it only with its
+//     last part. A kill between parts re-sends the group from its start:
+//     each of its series' newest sample, the same value again. (The
+//     shapes --counters and OTLP build a group's request from the whole
+//     group: they read it whole.)
 package push

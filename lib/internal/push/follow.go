@@ -23,6 +23,11 @@ type Group struct {
 	Series  []tape.Record
 	Markers []tape.Record
 	End     int64 // the tape offset just past the seal's (or end's) line
+	// Part: some of the series of a group larger than the read bound
+	// (follower.stream), the seal there only for their stamp; more parts
+	// follow, and the last (Part false) has the rest of the series, the
+	// markers and End. End is where the part's records begin.
+	Part bool
 }
 
 // sealed reports whether the group is a bucket's, not the markers before
@@ -48,6 +53,21 @@ type follower struct {
 	id     identity
 	off    int64 // the start of the first group not yet returned
 	quirks func(off int64, word string)
+	// stream: a group larger than a read's bound is returned in parts
+	// (Group.Part) of about the bound's bytes each, so that memory holds
+	// one part, not the group (the shape of a sample a series, whose
+	// series are each sent alone). Otherwise it is read whole.
+	stream bool
+	big    *bigGroup // the group being returned in parts
+}
+
+// bigGroup is a group larger than the read bound, found whole (its seal
+// read) and being returned in parts.
+type bigGroup struct {
+	seal    tape.Record
+	markers []tape.Record
+	next    int64 // where the next part's records begin
+	end     int64 // just past the seal's line
 }
 
 // openTape opens the tape at path and returns a follower at offset 0.
@@ -129,7 +149,16 @@ func (fl *follower) size() (int64, error) {
 // its bytes. It returns at least one whole group when limit holds one.
 // Records after the last seal before limit (a group being written, a torn
 // line) are left for a later read.
+//
+// With stream set, a group of more than maxBytes is returned in parts,
+// alone: a read that meets one returns the groups before it; the next
+// passes over it to its seal, keeping only its markers (a group not
+// sealed yet is left for a later read, as any), and it and the reads after
+// return its parts, the offset moving past it with the last.
 func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
+	if fl.big != nil {
+		return fl.part(maxBytes)
+	}
 	if limit <= fl.off {
 		return nil, nil
 	}
@@ -137,28 +166,37 @@ func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 	var groups []Group
 	var g Group
 	start, pos := fl.off, fl.off
+	passing := false // over a group larger than maxBytes, to its seal
 	for maxBytes == 0 || fl.off-start < maxBytes {
-		line, err := r.ReadLine()
+		at := pos
+		rec, line, err := fl.next(r, &pos)
 		if err == io.EOF || errors.Is(err, tape.ErrTorn) {
 			break
 		}
 		if err != nil {
-			return groups, fmt.Errorf("tgpush: reading %s: %v", fl.path, err)
-		}
-		at := pos
-		pos += int64(len(line)) + 1
-		rec, err := tape.ParseOrLater(line)
-		if err != nil {
-			return groups, fl.damaged(at, err)
+			return groups, err
 		}
 		switch rec.Kind {
 		case tape.Later:
 			fl.quirk(at, tape.LaterWord(line)) // a record kind added after this tgpush: it carries no sample
 		case tape.Series:
+			if passing {
+				break
+			}
 			g.Series = append(g.Series, rec)
+			if fl.stream && maxBytes > 0 && pos-fl.off > maxBytes {
+				if len(groups) > 0 {
+					return groups, nil // the big group alone, next read
+				}
+				passing, g.Series = true, nil
+			}
 		case tape.Late, tape.Drop, tape.Cap:
 			g.Markers = append(g.Markers, rec)
 		case tape.Seal:
+			if passing {
+				fl.big = &bigGroup{seal: rec, markers: g.Markers, next: fl.off, end: pos}
+				return fl.part(maxBytes)
+			}
 			g.Seal, g.End = rec, pos
 			groups = append(groups, g)
 			g = Group{}
@@ -166,11 +204,61 @@ func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 		case tape.End:
 			g.End, g.Series = pos, nil // series without a seal are no bucket's numbers yet
 			groups = append(groups, g)
-			g = Group{}
+			g, passing = Group{}, false
 			fl.off = pos
 		}
 	}
 	return groups, nil
+}
+
+// part returns the next part of the big group: its series from where the
+// last part ended, about maxBytes of them; the last part has the markers
+// and the seal's End, and moves the offset past the group.
+func (fl *follower) part(maxBytes int64) ([]Group, error) {
+	bg := fl.big
+	r := tape.NewReader(io.NewSectionReader(fl.f, bg.next, bg.end-bg.next))
+	g := Group{Seal: bg.seal, Part: true, End: bg.next}
+	pos := bg.next
+	for pos-bg.next < maxBytes {
+		at := pos
+		rec, _, err := fl.next(r, &pos)
+		if err == io.EOF || errors.Is(err, tape.ErrTorn) { // read to its seal before: the tape changed under tgpush
+			return nil, fmt.Errorf("tgpush: reading %s again at byte %d: %v", fl.path, at, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch rec.Kind {
+		case tape.Series:
+			g.Series = append(g.Series, rec)
+		case tape.Seal:
+			g.Part, g.Markers, g.End = false, bg.markers, bg.end
+			fl.off, fl.big = bg.end, nil
+			return []Group{g}, nil
+		}
+	}
+	bg.next = pos
+	return []Group{g}, nil
+}
+
+// next reads and parses r's next line, which starts at *pos, and moves
+// *pos past it. io.EOF and tape.ErrTorn (the tape's end, a torn last line)
+// come as they are; a line that is no record is explained (damaged).
+func (fl *follower) next(r *tape.Reader, pos *int64) (tape.Record, []byte, error) {
+	line, err := r.ReadLine()
+	if err == io.EOF || errors.Is(err, tape.ErrTorn) {
+		return tape.Record{}, nil, err
+	}
+	if err != nil {
+		return tape.Record{}, nil, fmt.Errorf("tgpush: reading %s: %v", fl.path, err)
+	}
+	at := *pos
+	*pos += int64(len(line)) + 1
+	rec, err := tape.ParseOrLater(line)
+	if err != nil {
+		return rec, line, fl.damaged(at, err)
+	}
+	return rec, line, nil
 }
 
 // quirk reports a line of a kind this tgpush does not know.

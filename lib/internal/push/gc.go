@@ -15,9 +15,10 @@ import (
 // heap grow to five times the live data between collections, and
 // memoryLimit caps that growth where the peak RSS stays under the 64 MiB
 // the backfill may take: the collector runs when either is reached. A
-// group far larger than the read bound (more live data than the limit)
-// makes the collector run more, never the memory grow past its data:
-// Go's collector is then capped at half the CPU, not the heap.
+// group far larger than the read bound is sent in parts of the bound
+// (follow.go); only --counters and OTLP, which read it whole, can hold
+// more live data than the limit, and the collector then runs more, never
+// the memory past its data (Go caps the collector at half the CPU).
 const (
 	gcPercent   = 400
 	memoryLimit = 40 << 20

@@ -58,6 +58,7 @@ type pusher struct {
 	out     sync.Mutex // notes and progress: a group is built while the one before it is sent
 	quirked tape.LaterKinds
 	shape   shape // what a group becomes on the wire (shape.go)
+	taken   int   // samples of a group read in parts (Group.Part) the receiver took in the parts before
 }
 
 // Run pushes until ctx is done (a signal: nil), the tape is pushed up to
@@ -94,6 +95,11 @@ func Run(ctx context.Context, o *Options) error {
 	if p.shape, err = newShape(o); err != nil {
 		return err
 	}
+	// A group larger than a read is sent in parts where a part's samples
+	// are the same whichever part a series is in: a sample a series.
+	// (--counters' zeros must precede a whole group's totals, and OTLP's
+	// request is built from the whole group: both read it whole.)
+	_, fl.stream = p.shape.(buckets)
 	if err := p.start(); err != nil {
 		return err
 	}
@@ -268,7 +274,7 @@ func (p *pusher) drain(ctx context.Context) error {
 // times its tape bytes (bench/README.md, issue 29), so 2 MiB a read keeps
 // tgpush well under 64 MiB whatever the backlog, while still reading
 // hundreds of small groups at once. A single group larger than the bound is
-// still read whole.
+// read in parts of about the bound (follower.stream).
 const readBytes = 2 << 20
 
 func (p *pusher) loop(ctx context.Context) error {
@@ -359,6 +365,9 @@ func (p *pusher) push(ctx context.Context, groups []Group) error {
 // nil when g is held itself. Sent reads a tape through it too, so that
 // tgcheck --receiver expects what push sends.
 func (p *pusher) batch(g Group) *batch {
+	if g.Part {
+		return p.part(g)
+	}
 	if p.holds(g) {
 		p.held = append(p.held, g) // the cursor stays before it until its seal's group is taken
 		return nil
@@ -373,6 +382,21 @@ func (p *pusher) batch(g Group) *batch {
 	p.held = nil
 	p.add(b, g)
 	b.after = p.after
+	return b
+}
+
+// part is what push sends for a part of a group larger than a read: its
+// series' samples, at the group's stamp; nil for a group --from TIME
+// skips. The held groups and the data-quality samples go with the last
+// part, which is sent as a group is, and only it moves the cursor.
+func (p *pusher) part(g Group) *batch {
+	if g.Seal.Start < p.skip {
+		return nil
+	}
+	b := newBatch(p.o.Labels)
+	b.part = true
+	b.series(g.Series, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+	b.groups = append(b.groups, placed{g, g.Seal.Start, true})
 	return b
 }
 
@@ -437,11 +461,16 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 			zeros = false
 		}
 		if err := p.s.send(ctx, req.msg); err != nil {
-			return p.refusedError(err, b, taken)
+			return p.refusedError(err, b, p.taken+taken)
 		}
 		taken += req.samples
 		zeros = req.zeros
 	}
+	if b.part { // the cursor stays before the group until its last part is taken
+		p.taken += taken
+		return nil
+	}
+	p.taken = 0
 	last := b.groups[len(b.groups)-1]
 	from := p.cur.Offset
 	id := p.fl.id
@@ -529,7 +558,11 @@ func (p *pusher) refusedError(err error, b *batch, taken int) error {
 	}
 	where := fmt.Sprintf("%s (nothing from it on was pushed; the next run resumes %s)", b.span(), p.resumes())
 	if taken > 0 { // no request spans two groups, but a group may span requests
-		where = fmt.Sprintf("%s (the receiver took %d of its %d samples in the requests before, the same values the next run sends again with the rest; nothing after it was pushed; the next run resumes %s)", b.span(), taken, b.samples, p.resumes())
+		of := fmt.Sprintf("%d of its %d samples", taken, b.samples)
+		if b.part || p.taken > 0 {
+			of = fmt.Sprintf("%d of its samples", taken) // a group sent in parts: its count is not held
+		}
+		where = fmt.Sprintf("%s (the receiver took %s in the requests before, the same values the next run sends again with the rest; nothing after it was pushed; the next run resumes %s)", b.span(), of, p.resumes())
 	}
 	text := clip(ref.Text)
 	status := fmt.Sprintf("%d %s", ref.Status, http.StatusText(ref.Status))

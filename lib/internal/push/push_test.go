@@ -1110,3 +1110,52 @@ func TestARetryAfterIsWaitedForUpToRetryMax(t *testing.T) {
 	}
 	sameSamples(t, f.got(), threeGroupsSamples)
 }
+
+// A group larger than a read is sent in parts, a sample a series at the
+// group's stamp; a refusal in a later part leaves the cursor before the
+// group (the groups before it saved), saying how much of it was taken,
+// and the next run sends it whole: the receiver holds exactly the tape.
+func TestAGroupLargerThanAReadIsSentInPartsAndTheCursorPassesItOnlyWhenAllWereTaken(t *testing.T) {
+	const n = 70000 // about 3.7 MB of series lines: two parts of readBytes
+	text, bigStart, _ := bigTape(n)
+	dir := store(t, text)
+	ms := time.Date(2026, 12, 1, 10, 0, 10, 0, time.UTC).UnixMilli() + 9999
+	want := []string{
+		fmt.Sprintf("__name__=requests,status=200 %d 1", ms-10000),
+		fmt.Sprintf("__name__=requests,status=200 %d 3", ms+10000),
+		fmt.Sprintf("__name__=timbertally_capped_entries,metric=requests %d 3", ms),
+		fmt.Sprintf("__name__=timbertally_dropped_entries,reason=format %d 2", ms),
+	}
+	for _, e := range [][2]int64{{ms - 10000, 1}, {ms, 7}, {ms + 10000, 3}} {
+		want = append(want, fmt.Sprintf("__name__=timbertally_entries %d %d", e[0], e[1]), fmt.Sprintf("__name__=timbertally_late_entries %d 0", e[0]))
+	}
+	for s := range n {
+		want = append(want, fmt.Sprintf("__name__=requests,path=/p/%06d %d %d", s, ms, s+1))
+	}
+	// Requests of 10 000 samples: the first group's, then the big
+	// group's; the 6th is refused, in its second part (a part is about
+	// 39 000 series: four requests).
+	f := newFake(t, func(k int, _ *prompb.WriteRequest, _ http.Header) int {
+		if k == 6 {
+			return http.StatusBadRequest
+		}
+		return 200
+	})
+	cursor := filepath.Join(t.TempDir(), "c")
+	code, stderr := refusal(t, "--max-samples", "10000", "--cursor", cursor, "--url", f.url(), dir)
+	var took int
+	if _, err := fmt.Sscanf(stderr[max(0, strings.Index(stderr, "(the receiver took ")):], "(the receiver took %d of its samples in the requests before", &took); code != 1 || err != nil || took <= 30000 || took >= n {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if c, _, err := loadCursor(cursor); err != nil || c.Offset != int64(bigStart) {
+		t.Fatalf("the cursor is at %d (%v), want %d: before the group refused in its second part", c.Offset, err, bigStart)
+	}
+	f.answer = nil
+	if code, stderr := tgpush(context.Background(), "--once", "--max-samples", "10000", "--cursor", cursor, "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameSamples(t, f.got(), want)
+	if m := f.maxInflight.Load(); m != 1 {
+		t.Errorf("%d requests in flight at once, want 1", m)
+	}
+}

@@ -31,6 +31,7 @@ type batch struct {
 	req     *prompb.WriteRequest
 	samples int
 	groups  []placed
+	part    bool        // a part of a group larger than a read (Group.Part): series only, no cursor move
 	after   int         // the pusher's marker-only groups since the last seal, with this batch's (the cursor's after=)
 	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
 	// The group's messages, from chunks (slab.go): a group of thousands of
@@ -63,13 +64,7 @@ func newBatch(extra []*prompb.Label) *batch {
 // add puts a group's samples in the batch, at ms: a sealed group's
 // tape.SampleMs, a marker-only group's tape.MarkerMs.
 func (b *batch) add(g Group, at, ms int64) {
-	if len(b.index) == 0 {
-		b.index = make(map[string]int, len(g.Series)+4) // grown once, not a dozen times
-	}
-	for i := range g.Series {
-		s := &g.Series[i]
-		b.sample(s.Metric, s.Labels, s.Value, ms)
-	}
+	b.series(g.Series, ms)
 	if g.sealed() {
 		b.sample(EntriesMetric, nil, float64(g.Seal.Entries), ms)
 	}
@@ -87,6 +82,17 @@ func (b *batch) add(g Group, at, ms int64) {
 		b.sample(CappedMetric, []tape.Label{{Name: "metric", Value: m}}, float64(marks.Capped[m]), ms)
 	}
 	b.groups = append(b.groups, placed{g, at, true})
+}
+
+// series puts a sample of each series line in the batch, at ms.
+func (b *batch) series(lines []tape.Record, ms int64) {
+	if len(b.index) == 0 {
+		b.index = make(map[string]int, len(lines)+4) // grown once, not a dozen times
+	}
+	for i := range lines {
+		s := &lines[i]
+		b.sample(s.Metric, s.Labels, s.Value, ms)
+	}
 }
 
 // sample appends one sample to its series.
