@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/klauspost/compress/s2"
 	"google.golang.org/protobuf/proto"
 
@@ -274,10 +275,15 @@ func retryAfter(v string) time.Duration {
 // encode marshals a request into the sender's buffers, and compresses a
 // write request (OTLP/HTTP is sent as marshalled).
 func (s *sender) encode(req proto.Message) ([]byte, error) {
-	var err error
-	s.buf, err = proto.MarshalOptions{}.MarshalAppend(s.buf[:0], req)
-	if err != nil {
-		return nil, err
+	ok := false
+	if w, isWrite := req.(*prompb.WriteRequest); isWrite {
+		s.buf, ok = appendWriteRequest(s.buf[:0], w)
+	}
+	if !ok {
+		var err error
+		if s.buf, err = (proto.MarshalOptions{}).MarshalAppend(s.buf[:0], req); err != nil {
+			return nil, err
+		}
 	}
 	if s.otlp {
 		return s.buf, nil
