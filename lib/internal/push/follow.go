@@ -59,6 +59,10 @@ type follower struct {
 	// series are each sent alone). Otherwise it is read whole.
 	stream bool
 	big    *bigGroup // the group being returned in parts
+	// hint is the series count of the last group read: the next group's
+	// slice is made that size at once (groups of one store are alike), not
+	// grown from nothing by doubling, which was ~6% of tgpush's CPU.
+	hint int
 }
 
 // bigGroup is a group larger than the read bound, found whole (its seal
@@ -183,6 +187,9 @@ func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 			if passing {
 				break
 			}
+			if g.Series == nil {
+				g.Series = make([]tape.Record, 0, fl.hint+fl.hint/8+1)
+			}
 			g.Series = append(g.Series, rec)
 			if fl.stream && maxBytes > 0 && pos-fl.off > maxBytes {
 				if len(groups) > 0 {
@@ -198,6 +205,7 @@ func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 				return fl.part(maxBytes)
 			}
 			g.Seal, g.End = rec, pos
+			fl.hint = len(g.Series)
 			groups = append(groups, g)
 			g = Group{}
 			fl.off = pos
