@@ -332,9 +332,10 @@ func (p *pusher) loop(ctx context.Context) error {
 //
 // A group's batch is built while the group before it is being sent (its
 // requests encoded, posted, answered): the two halves of tgpush's work, and
-// the receiver's, overlap. The sends never do: a group's first request
-// goes only once every request of the group before it was taken and the
-// cursor moved past it. The building touches what sending does not (the
+// the receiver's, overlap. Two groups' sends never do: a group's first
+// request goes only once every request of the group before it was taken
+// and the cursor moved past it (a group's own requests go Inflight at a
+// time). The building touches what sending does not (the
 // groups' own state: the last seal, the marker count, the running totals)
 // and sending what building does not (the cursor, the tape's identity).
 func (p *pusher) push(ctx context.Context, groups []Group) error {
@@ -400,6 +401,59 @@ func (p *pusher) part(g Group) *batch {
 	return b
 }
 
+// Inflight is how many requests of one group (a group of more than
+// --max-samples samples) are sent at once. They hold disjoint series,
+// each series' one sample of the group, so their order does not matter to
+// a receiver, and one across a network answers two in one round trip's
+// time. Requests of two groups are never in flight at once. (A group of
+// fewer is not split for it: measured, a receiver on this machine's cores
+// took two halves no faster than the whole, bench/README.md, session 12.)
+const Inflight = 2
+
+// sendAtOnce sends reqs, Inflight at a time, and returns the samples the
+// receiver took. The first refusal (or a stop) ends it: no request is
+// started after it, and those in flight are called off: each one's try
+// in flight is answered, and counted when taken, but not retried.
+func (p *pusher) sendAtOnce(ctx context.Context, reqs []request) (int, error) {
+	var (
+		mu    sync.Mutex
+		taken int
+		first error
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, Inflight)
+		stop  = make(chan struct{})
+	)
+	for _, r := range reqs {
+		slots <- struct{}{}
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed || ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := p.s.sendUntil(ctx, stop, r.msg)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				taken += r.samples
+			case first == nil:
+				first = err
+				close(stop)
+			}
+			<-slots
+		}()
+	}
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	return taken, first
+}
+
 // holds reports whether a marker-only group finds no millisecond of its
 // own before the next bucket's samples (more marker-only groups since the
 // last seal than the bucket has milliseconds): it then waits, and its
@@ -449,22 +503,25 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 		return b.fail
 	}
 	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
-	zeros := false
-	for _, req := range p.shape.requests(b, p.o.MaxSamples) {
-		if req.zeros && p.cur.Zeroed {
+	reqs := p.shape.requests(b, p.o.MaxSamples)
+	k, zeros := 0, false
+	for ; k < len(reqs) && reqs[k].zeros; k++ {
+		if p.cur.Zeroed {
 			continue // taken before a kill: sent again, older than the values taken after them, they would be refused
 		}
-		if !req.zeros && zeros {
-			if err := p.zeroed(); err != nil {
-				return err
-			}
-			zeros = false
-		}
-		if err := p.s.send(ctx, req.msg); err != nil {
+		if err := p.s.send(ctx, reqs[k].msg); err != nil {
 			return p.refusedError(err, b, p.taken+taken)
 		}
-		taken += req.samples
-		zeros = req.zeros
+		taken, zeros = taken+reqs[k].samples, true
+	}
+	if zeros && k < len(reqs) {
+		if err := p.zeroed(); err != nil {
+			return err
+		}
+	}
+	n, err := p.sendAtOnce(ctx, reqs[k:])
+	if taken += n; err != nil {
+		return p.refusedError(err, b, p.taken+taken)
 	}
 	if b.part { // the cursor stays before the group until its last part is taken
 		p.taken += taken
@@ -562,7 +619,7 @@ func (p *pusher) refusedError(err error, b *batch, taken int) error {
 		if b.part || p.taken > 0 {
 			of = fmt.Sprintf("%d of its samples", taken) // a group sent in parts: its count is not held
 		}
-		where = fmt.Sprintf("%s (the receiver took %s in the requests before, the same values the next run sends again with the rest; nothing after it was pushed; the next run resumes %s)", b.span(), of, p.resumes())
+		where = fmt.Sprintf("%s (the receiver took %s in its other requests, the same values the next run sends again with the rest; nothing after it was pushed; the next run resumes %s)", b.span(), of, p.resumes())
 	}
 	text := clip(ref.Text)
 	status := fmt.Sprintf("%d %s", ref.Status, http.StatusText(ref.Status))

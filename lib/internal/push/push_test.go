@@ -29,7 +29,7 @@ import (
 // the real servers (testscripts pushes to those); it lets a test script
 // the faults.
 type fakeReceiver struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *httptest.Server
 	mu      sync.Mutex
 	answer  func(n int, req *prompb.WriteRequest, h http.Header) int
@@ -40,10 +40,15 @@ type fakeReceiver struct {
 	header  http.Header    // headers every answer carries (set before the first request)
 	// requests being answered now, and the most at once
 	inflight, maxInflight atomic.Int32
-	delay                 time.Duration // how long each answer takes (set before the first request)
+	// the sample stamps of the requests being answered now; mixed: two
+	// requests of different stamps (two groups') were answered at once
+	stampMu sync.Mutex
+	stamps  map[int64]int
+	mixed   bool
+	delay   time.Duration // how long each answer takes (set before the first request)
 }
 
-func newFake(t *testing.T, answer func(n int, req *prompb.WriteRequest, h http.Header) int) *fakeReceiver {
+func newFake(t testing.TB, answer func(n int, req *prompb.WriteRequest, h http.Header) int) *fakeReceiver {
 	f := &fakeReceiver{t: t, answer: answer}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -57,7 +62,6 @@ func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	defer f.inflight.Add(-1)
 	for m := f.maxInflight.Load(); n > m && !f.maxInflight.CompareAndSwap(m, n); m = f.maxInflight.Load() {
 	}
-	time.Sleep(f.delay)
 	body, _ := io.ReadAll(r.Body)
 	if r.Header.Get("Content-Encoding") != "snappy" || r.Header.Get("X-Prometheus-Remote-Write-Version") != "0.1.0" {
 		http.Error(w, "not remote write 1.0", http.StatusBadRequest)
@@ -72,6 +76,8 @@ func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	defer f.answering(&req)()
+	time.Sleep(f.delay)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n++
@@ -92,6 +98,30 @@ func (f *fakeReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(status)
 	fmt.Fprintf(w, "answer %d%s", status, f.text[status])
+}
+
+// answering records req's stamps as being answered, and returns the
+// function that records it answered.
+func (f *fakeReceiver) answering(req *prompb.WriteRequest) func() {
+	var stamp int64
+	if len(req.Timeseries) > 0 && len(req.Timeseries[0].Samples) > 0 {
+		stamp = req.Timeseries[0].Samples[0].Timestamp
+	}
+	f.stampMu.Lock()
+	defer f.stampMu.Unlock()
+	if f.stamps == nil {
+		f.stamps = map[int64]int{}
+	}
+	if f.stamps[stamp]++; len(f.stamps) > 1 {
+		f.mixed = true
+	}
+	return func() {
+		f.stampMu.Lock()
+		defer f.stampMu.Unlock()
+		if f.stamps[stamp]--; f.stamps[stamp] == 0 {
+			delete(f.stamps, stamp)
+		}
+	}
 }
 
 // syncBuffer is the buffer tgpush writes while the test reads it.
@@ -116,7 +146,7 @@ func (f *fakeReceiver) got() []string {
 }
 
 // store makes a tally store whose tape is text.
-func store(t *testing.T, text string) string {
+func store(t testing.TB, text string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "document"), []byte("format apache-combined\nwindow 10s\nmetric requests count by=status\n"), 0o644); err != nil {
@@ -201,7 +231,7 @@ func TestEachGroupIsPushedAtItsBucketsLastMillisecondWithItsDataQualitySeries(t 
 	sameSamples(t, f.got(), threeGroupsSamples)
 }
 
-func TestAGroupIsBuiltWhileTheOneBeforeIsSentButTwoGroupsRequestsAreNeverInFlightAtOnce(t *testing.T) {
+func TestAGroupsRequestsGoAtOnceAndItIsBuiltWhileTheOneBeforeIsSentButTwoGroupsRequestsAreNeverInFlightAtOnce(t *testing.T) {
 	f := newFake(t, nil)
 	f.delay = 3 * time.Millisecond // each answer slow enough that a second request would overlap it
 	var tape strings.Builder
@@ -222,8 +252,11 @@ func TestAGroupIsBuiltWhileTheOneBeforeIsSentButTwoGroupsRequestsAreNeverInFligh
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	sameSamples(t, f.got(), want)
-	if m := f.maxInflight.Load(); m != 1 {
-		t.Errorf("%d requests were in flight at once, want 1: a group's requests go only after the group before it was taken", m)
+	if m := f.maxInflight.Load(); m != Inflight {
+		t.Errorf("at most %d requests were in flight at once, want %d: a group's requests go at once", m, Inflight)
+	}
+	if f.mixed {
+		t.Error("requests of two groups were in flight at once: a group's requests go only after the group before it was taken")
 	}
 	if f.n != 40*3 { // five samples a group, two a request
 		t.Errorf("%d requests, want 120", f.n)
@@ -241,7 +274,7 @@ func TestAFailingOrBusyReceiverIsRetriedWithOneNotePerChangeOfState(t *testing.T
 	})
 	dir := store(t, threeGroups)
 	// One group a request: the second request meets the second outage.
-	code, stderr := tgpush(context.Background(), "--once", "--max-samples", "1", "--url", f.url(), dir)
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -843,7 +876,7 @@ func TestARefusalInsideASplitGroupSaysHowMuchOfItTheReceiverTook(t *testing.T) {
 	})
 	code, stderr := refusal(t, "--max-samples", "2", "--url", f.url(), store(t, threeGroups))
 	// The first group has 4 samples (2 series, entries, late): 2 requests.
-	if code != 1 || !strings.Contains(stderr, "refused the bucket at 2026-12-01T10:35:30Z (the receiver took 2 of its 4 samples in the requests before") {
+	if code != 1 || !strings.Contains(stderr, "refused the bucket at 2026-12-01T10:35:30Z (the receiver took 2 of its 4 samples in its other requests") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 	if len(f.got()) != 2 {
@@ -1144,7 +1177,7 @@ func TestAGroupLargerThanAReadIsSentInPartsAndTheCursorPassesItOnlyWhenAllWereTa
 	cursor := filepath.Join(t.TempDir(), "c")
 	code, stderr := refusal(t, "--max-samples", "10000", "--cursor", cursor, "--url", f.url(), dir)
 	var took int
-	if _, err := fmt.Sscanf(stderr[max(0, strings.Index(stderr, "(the receiver took ")):], "(the receiver took %d of its samples in the requests before", &took); code != 1 || err != nil || took <= 30000 || took >= n {
+	if _, err := fmt.Sscanf(stderr[max(0, strings.Index(stderr, "(the receiver took ")):], "(the receiver took %d of its samples in its other requests", &took); code != 1 || err != nil || took <= 30000 || took >= n {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if c, _, err := loadCursor(cursor); err != nil || c.Offset != int64(bigStart) {
@@ -1155,7 +1188,46 @@ func TestAGroupLargerThanAReadIsSentInPartsAndTheCursorPassesItOnlyWhenAllWereTa
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	sameSamples(t, f.got(), want)
-	if m := f.maxInflight.Load(); m != 1 {
-		t.Errorf("%d requests in flight at once, want 1", m)
+	if f.mixed {
+		t.Error("requests of two groups (or parts) were in flight at once")
+	}
+}
+
+// A refused request ends the push though the request beside it is being
+// retried: that one's try in flight is answered, but it is not retried.
+func TestARefusalCallsOffTheRetriesOfTheRequestSentBesideIt(t *testing.T) {
+	f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
+		for _, ts := range req.Timeseries {
+			if strings.Contains(seriesText(ts.Labels), "status=404") {
+				return http.StatusBadRequest
+			}
+		}
+		return http.StatusServiceUnavailable // forever
+	})
+	f.delay = 20 * time.Millisecond
+	code, stderr := refusal(t, "--max-samples", "2", "--url", f.url(), store(t, threeGroups))
+	if code != 1 || !strings.Contains(stderr, "refused the bucket at 2026-12-01T10:35:30Z") || !strings.Contains(stderr, "answer 400") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if len(f.got()) != 0 {
+		t.Errorf("took %q, want nothing", f.got())
+	}
+}
+
+// A group of more than --max-samples samples goes as requests Inflight
+// at a time.
+func TestAGroupOfMoreThanMaxSamplesGoesAsRequestsTwoAtATime(t *testing.T) {
+	text, _, _ := bigTape(3000)
+	f := newFake(t, nil)
+	f.delay = 30 * time.Millisecond
+	if code, stderr := tgpush(context.Background(), "--once", "--max-samples", "1000", "--url", f.url(), store(t, text)); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The small groups a request each, the big one (3 004 samples) four.
+	if f.n != 6 || f.maxInflight.Load() != 2 || f.mixed {
+		t.Errorf("%d requests, at most %d at once (two groups' at once: %v); want 6, 2 and no", f.n, f.maxInflight.Load(), f.mixed)
+	}
+	if got := len(f.got()); got != 3000+10 {
+		t.Errorf("took %d samples, want 3010", got)
 	}
 }

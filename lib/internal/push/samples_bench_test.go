@@ -1,8 +1,16 @@
 package push
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
@@ -26,4 +34,41 @@ func BenchmarkBatchOfAHighCardinalityGroup(b *testing.B) {
 			b.Fatalf("%d samples", bt.samples)
 		}
 	}
+}
+
+// BenchmarkPushToAReceiverAcrossANetwork pushes a store of 10 groups of
+// 12 000 series (three requests of the default --max-samples each) to a
+// receiver that takes 5 ms to answer each request, as one across a
+// network does: what the requests of a group in flight at once (Inflight)
+// save. The figure is samples/s (sps); run this file in a tree at a
+// commit before Inflight for the comparison (bench/README.md, session 12).
+func BenchmarkPushToAReceiverAcrossANetwork(b *testing.B) {
+	var text strings.Builder
+	for k := range 10 {
+		ts := fmt.Sprintf("2026-12-01T10:%02d:00Z", k)
+		for s := range 12000 {
+			fmt.Fprintf(&text, "%s requests{path=\"/p/%d\"} %d\n", ts, s, s+k)
+		}
+		fmt.Fprintf(&text, "seal %s width=1m entries=%d\n", ts, 12000)
+	}
+	dir := b.TempDir()
+	doc := "format apache-combined\nwindow 1m\nmetric requests count by=path\n"
+	if os.WriteFile(filepath.Join(dir, "document"), []byte(doc), 0o644) != nil || os.WriteFile(filepath.Join(dir, "tape"), []byte(text.String()), 0o644) != nil {
+		b.Fatal("cannot write the store")
+	}
+	// A receiver that reads each request whole and answers 5 ms later.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(5 * time.Millisecond)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		cursor := filepath.Join(b.TempDir(), "c")
+		if code, stderr := tgpush(context.Background(), "--once", "-q", "--cursor", cursor, "--url", srv.URL+"/api/v1/write", dir); code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	b.ReportMetric(float64(10*12002*b.N)/b.Elapsed().Seconds(), "sps")
 }

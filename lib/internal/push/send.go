@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
@@ -49,11 +50,17 @@ type sender struct {
 	backoff Backoff
 	notes   func(string)
 	url     *url.URL
-	state   string // the last fault noted; "" while the receiver takes samples
-	otlp    bool   // OTLP/HTTP (protobuf, uncompressed) rather than remote write
-	buf     []byte // the marshalled request, reused
-	zbuf    []byte // its snappy form, reused
+	otlp    bool // OTLP/HTTP (protobuf, uncompressed) rather than remote write
+	// bufs are the encoding buffers, one pair for each request in flight
+	// (Inflight at most), reused.
+	bufs chan *wireBufs
+	mu   sync.Mutex // state and notes: the requests of a group are sent at once
+	// state is the last fault noted; "" while the receiver takes samples.
+	state string
 }
+
+// wireBufs are one request's marshalled and compressed forms.
+type wireBufs struct{ buf, zbuf []byte }
 
 // header is what every request carries besides the protocol's own
 // headers: the credentials and the --header values.
@@ -91,7 +98,10 @@ func newSender(u *url.URL, auth *Auth, timeout time.Duration, backoff Backoff, n
 	s := &sender{
 		client:  &http.Client{Transport: base, Timeout: timeout, CheckRedirect: noRedirect},
 		hdr:     header{headers: auth.Headers, user: auth.BasicUser},
-		backoff: backoff, notes: notes, url: u,
+		backoff: backoff, notes: notes, url: u, bufs: make(chan *wireBufs, Inflight),
+	}
+	for range Inflight {
+		s.bufs <- &wireBufs{}
 	}
 	for _, hf := range auth.HeaderFiles {
 		v, err := secret(hf[1], "--header-file "+hf[0])
@@ -272,34 +282,49 @@ func retryAfter(v string) time.Duration {
 	return 0
 }
 
-// encode marshals a request into the sender's buffers, and compresses a
-// write request (OTLP/HTTP is sent as marshalled).
-func (s *sender) encode(req proto.Message) ([]byte, error) {
+// encode marshals a request into w, and compresses a write request
+// (OTLP/HTTP is sent as marshalled).
+func (w *wireBufs) encode(req proto.Message, otlp bool) ([]byte, error) {
 	ok := false
-	if w, isWrite := req.(*prompb.WriteRequest); isWrite {
-		s.buf, ok = appendWriteRequest(s.buf[:0], w)
+	if wr, isWrite := req.(*prompb.WriteRequest); isWrite {
+		w.buf, ok = appendWriteRequest(w.buf[:0], wr)
 	}
 	if !ok {
 		var err error
-		if s.buf, err = (proto.MarshalOptions{}).MarshalAppend(s.buf[:0], req); err != nil {
+		if w.buf, err = (proto.MarshalOptions{}).MarshalAppend(w.buf[:0], req); err != nil {
 			return nil, err
 		}
 	}
-	if s.otlp {
-		return s.buf, nil
+	if otlp {
+		return w.buf, nil
 	}
 	// Snappy's block format, as remote write wants it, by s2's fastest
 	// encoder: snappy.Encode is s2's "better" one, which took ~3.5% of
 	// tgpush's CPU for a few percent fewer bytes over a local link.
-	s.zbuf = s2.EncodeSnappy(s.zbuf[:cap(s.zbuf)], s.buf)
-	return s.zbuf, nil
+	w.zbuf = s2.EncodeSnappy(w.zbuf[:cap(w.zbuf)], w.buf)
+	return w.zbuf, nil
 }
 
 // send posts one request, retrying for as long as the receiver is down,
 // slow or busy, and returns nil once it answered 2xx whole, a *Refused
 // when it refused, or ctx's error when the run is stopped.
+//
+// Up to Inflight sends may run at once (the requests of one group).
 func (s *sender) send(ctx context.Context, req proto.Message) error {
-	body, err := s.encode(req)
+	return s.sendUntil(ctx, nil, req)
+}
+
+// errCalledOff is a send given up before its retry: a request sent beside
+// it was refused (sendUntil's stop).
+var errCalledOff = errors.New("tgpush: called off: a request of the same group was refused")
+
+// sendUntil is send that, once stop is closed, tries no more: the try in
+// flight is answered (or fails) as any, and a fault ends it with
+// errCalledOff instead of a retry.
+func (s *sender) sendUntil(ctx context.Context, stop <-chan struct{}, req proto.Message) error {
+	w := <-s.bufs
+	defer func() { s.bufs <- w }()
+	body, err := w.encode(req, s.otlp)
 	if err != nil {
 		return fmt.Errorf("tgpush: cannot encode a request: %v", err)
 	}
@@ -324,6 +349,8 @@ func (s *sender) send(ctx context.Context, req proto.Message) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-stop:
+			return errCalledOff
 		case <-time.After(pause):
 		}
 		wait = min(2*wait, s.backoff.Max)
@@ -371,6 +398,8 @@ func (s *sender) scrubLocation(loc string) string {
 // note says when the receiver's state changes: one note for a fault
 // however many retries it takes, one when it takes samples again.
 func (s *sender) note(state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if state == s.state {
 		return
 	}
