@@ -330,7 +330,7 @@ func (r *Roller) extracted(st int, pos, end int64, line []byte) {
 		r.checkCatchUp(s)
 		return
 	}
-	s.watch.entry(line, reason)
+	s.watch.entry(line, reason, r.x.Why)
 	if reason != "" {
 		r.mark(s, tape.Drop, 0, pos, end, reason)
 		s.processed = end

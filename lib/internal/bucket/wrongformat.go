@@ -36,19 +36,22 @@ type formatWatch struct {
 	seen, dropped int64
 	sample        []byte
 	reason        string
-	allNoted      bool // the all-dropped note is written (or cannot be: an entry parsed)
+	why           string // the format's own word on the sample's drop (Extractor.Why), or ""
+	allNoted      bool   // the all-dropped note is written (or cannot be: an entry parsed)
 	shareNoted    bool
 	due           []string
 }
 
-// entry counts one entry; reason is its drop reason, "" when extracted.
-func (w *formatWatch) entry(line []byte, reason string) {
+// entry counts one entry; reason is its drop reason, "" when extracted;
+// why is the format's word on it (Extractor.Why), asked only for the
+// sample.
+func (w *formatWatch) entry(line []byte, reason string, why func(string) string) {
 	w.seen++
 	if reason == "" {
 		return
 	}
 	if w.dropped++; w.sample == nil {
-		w.sample, w.reason = append([]byte{}, line[:min(len(line), 200)]...), reason
+		w.sample, w.reason, w.why = append([]byte{}, line[:min(len(line), 200)]...), reason, why(reason)
 	}
 }
 
@@ -57,7 +60,11 @@ func (w *formatWatch) entry(line []byte, reason string) {
 func (w *formatWatch) check(id, format string, ended bool) {
 	if !w.allNoted && w.dropped > 0 && w.dropped == w.seen && (w.seen >= FirstEntries || ended) {
 		w.allNoted, w.shareNoted = true, true
-		w.due = append(w.due, fmt.Sprintf("store %s: its first %d entries were all dropped (!drop reason=%s): they do not have the document's format, %s. The first: %s. See what the format cuts from them with tally --try --fields --doc DOC FILE, and tally --docs for the shipped formats", id, w.seen, w.reason, format, quoteSample(w.sample)))
+		because := "they do not have the document's format, " + format
+		if w.why != "" {
+			because = w.why
+		}
+		w.due = append(w.due, fmt.Sprintf("store %s: its first %d entries were all dropped (!drop reason=%s): %s. The first: %s. See what the format cuts from them with tally --try --fields --doc DOC FILE, and tally --docs for the shipped formats", id, w.seen, w.reason, because, quoteSample(w.sample)))
 	}
 	if w.seen > w.dropped && w.seen >= FirstEntries {
 		w.allNoted = true // an entry parsed: the all-dropped note can no longer be due

@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 )
@@ -24,6 +26,7 @@ type w3cCol struct {
 // the columns of the date and the time (-1: none), which are one field.
 type w3cLayout struct {
 	cols        []w3cCol
+	ids         []string // the column identifiers, as the header names them
 	date, clock int
 }
 
@@ -52,7 +55,7 @@ func newW3C(w *doc.W3C, own []string) *w3cState {
 
 // layout makes the layout of a header's column identifiers.
 func (s *w3cState) layout(ids []string, names []string) *w3cLayout {
-	l := &w3cLayout{date: -1, clock: -1}
+	l := &w3cLayout{date: -1, clock: -1, ids: ids}
 	for i, id := range ids {
 		switch id {
 		case "date":
@@ -124,7 +127,7 @@ func (x *Extractor) w3c(line []byte, e *Entry) string {
 		case l.date:
 			dateAt = at
 		case l.clock:
-			if dateAt >= 0 && l.clock == l.date+1 {
+			if dateAt >= 0 && l.timed() {
 				f[s.time] = line[dateAt : at+j]
 			}
 		}
@@ -163,6 +166,22 @@ func checkColumn(c *w3cCol, v []byte, e *Entry) string {
 	}
 	return ""
 }
+
+// Why says why the line just extracted dropped for reason, when the
+// format knows more than the reason: a W3C header that names no date and
+// time columns side by side gives its lines no time (IIS leaves them out
+// when a site's logging fields untick them). "" otherwise.
+func (x *Extractor) Why(reason string) string {
+	s := x.w3
+	if s == nil || reason != ReasonTime || s.cur == nil || s.cur.timed() {
+		return ""
+	}
+	return fmt.Sprintf("the #Fields header names no date and time columns side by side (it names: %s), and a W3C line's time is the two: have the server log both (IIS: tick Date and Time in the site's logging fields); the lines logged without them stay !drop reason=time", strings.Join(s.cur.ids, " "))
+}
+
+// timed reports whether the layout has a time: a date column and the time
+// column right after it.
+func (l *w3cLayout) timed() bool { return l.date >= 0 && l.clock == l.date+1 }
 
 // setFields makes a #Fields header the current store's columns.
 func (s *w3cState) setFields(ids []byte, names []string) {
