@@ -65,6 +65,10 @@ type follower struct {
 	hint int
 }
 
+// maxHint caps the hint: after a group read whole however large (the
+// shapes that do not stream), a small group must not be made its size.
+const maxHint = 1 << 14
+
 // bigGroup is a group larger than the read bound, found whole (its seal
 // read) and being returned in parts.
 type bigGroup struct {
@@ -205,7 +209,7 @@ func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 				return fl.part(maxBytes)
 			}
 			g.Seal, g.End = rec, pos
-			fl.hint = len(g.Series)
+			fl.hint = min(len(g.Series), maxHint)
 			groups = append(groups, g)
 			g = Group{}
 			fl.off = pos
