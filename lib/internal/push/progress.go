@@ -16,6 +16,7 @@ type progress struct {
 	buckets int
 	samples int
 	read    int64 // tape bytes the pushed buckets took
+	behind  int64 // the tape bytes behind when last told
 	shown   bool
 }
 
@@ -33,6 +34,7 @@ func (p *progress) pushed(buckets, samples int, bytes, behind int64) {
 // show redraws the line, at most once a second.
 func (p *progress) show(behind int64) {
 	now := time.Now()
+	p.behind = behind
 	if now.Sub(p.last) < time.Second {
 		return
 	}
@@ -55,8 +57,12 @@ func (p *progress) clear() {
 	}
 }
 
+// done ends the line, redrawn with the final counts first (the last
+// redraw may be up to a second old).
 func (p *progress) done() {
 	if p.shown {
+		p.last = time.Time{}
+		p.show(p.behind)
 		fmt.Fprintln(p.w)
 	}
 }

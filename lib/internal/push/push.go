@@ -527,6 +527,7 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 		p.taken += taken
 		return nil
 	}
+	samples := p.taken + b.samples // a group sent in parts: its parts' too
 	p.taken = 0
 	last := b.groups[len(b.groups)-1]
 	from := p.cur.Offset
@@ -548,7 +549,7 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 	if p.prog != nil {
 		size, _ := p.fl.size()
 		p.out.Lock()
-		p.prog.pushed(len(b.groups), b.samples, p.cur.Offset-from, p.behind(size))
+		p.prog.pushed(len(b.groups), samples, p.cur.Offset-from, p.behind(size))
 		p.out.Unlock()
 	}
 	return nil

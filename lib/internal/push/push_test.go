@@ -1175,7 +1175,8 @@ func TestAGroupLargerThanAReadIsSentInPartsAndTheCursorPassesItOnlyWhenAllWereTa
 		return 200
 	})
 	cursor := filepath.Join(t.TempDir(), "c")
-	code, stderr := refusal(t, "--max-samples", "10000", "--cursor", cursor, "--url", f.url(), dir)
+	// Not refusal's 5 s: 70 000 series take longer under -race.
+	code, stderr := tgpush(context.Background(), "--once", "--max-samples", "10000", "--cursor", cursor, "--url", f.url(), dir)
 	var took int
 	if _, err := fmt.Sscanf(stderr[max(0, strings.Index(stderr, "(the receiver took ")):], "(the receiver took %d of its samples in its other requests", &took); code != 1 || err != nil || took <= 30000 || took >= n {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -1229,5 +1230,48 @@ func TestAGroupOfMoreThanMaxSamplesGoesAsRequestsTwoAtATime(t *testing.T) {
 	}
 	if got := len(f.got()); got != 3000+10 {
 		t.Errorf("took %d samples, want 3010", got)
+	}
+}
+
+// While one of a group's two requests in flight is retried, the other
+// taken is no recovery: one note for the fault, however many retries, and
+// one when the receiver takes samples again.
+func TestARequestRetriedBesideOneTakenGetsOneNoteForItsFaultAndOneForTheRecovery(t *testing.T) {
+	text, _, _ := bigTape(3000)
+	tries := 0
+	f := newFake(t, func(_ int, req *prompb.WriteRequest, _ http.Header) int {
+		for _, ts := range req.Timeseries {
+			if strings.Contains(seriesText(ts.Labels), "/p/000000") && tries < 6 {
+				tries++
+				return http.StatusServiceUnavailable
+			}
+		}
+		return 200
+	})
+	f.delay = 5 * time.Millisecond
+	code, stderr := tgpush(context.Background(), "--once", "--max-samples", "200", "--url", f.url(), store(t, text))
+	want := "tgpush: note: the receiver fails (503 Service Unavailable); retrying with backoff until it answers, nothing is dropped\n" +
+		"tgpush: note: the receiver takes samples again; nothing was lost\n"
+	if code != 0 || stderr != want || tries != 6 {
+		t.Errorf("exit %d, %d faults, stderr\n%s\nwant\n%s", code, tries, stderr, want)
+	}
+	if got := len(f.got()); got != 3010 {
+		t.Errorf("took %d samples, want 3010", got)
+	}
+}
+
+// The progress line counts a group sent in parts whole: every part's
+// samples, not the last part's.
+func TestProgressCountsEveryPartOfABigGroup(t *testing.T) {
+	text, _, _ := bigTape(70000)
+	f := newFake(t, nil)
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"tgpush", "--once", "--url", f.url(), store(t, text)}, io.Discard, &errb, true); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	// The line's last redraw: three buckets, the big one's 70 004 samples
+	// with the small ones' 3 each.
+	if !strings.Contains(errb.String(), "3 buckets pushed") || !strings.Contains(errb.String(), ", 70010 samples; ~0 samples behind") {
+		t.Errorf("progress %q, want 3 buckets and 70010 samples at the end", errb.String())
 	}
 }

@@ -54,9 +54,13 @@ type sender struct {
 	// bufs are the encoding buffers, one pair for each request in flight
 	// (Inflight at most), reused.
 	bufs chan *wireBufs
-	mu   sync.Mutex // state and notes: the requests of a group are sent at once
+	mu   sync.Mutex // state, failing and notes: the requests of a group are sent at once
 	// state is the last fault noted; "" while the receiver takes samples.
 	state string
+	// failing counts the sends in flight whose last try was a fault: the
+	// receiver "takes samples again" only once none is, not when the
+	// request beside a retried one is taken.
+	failing int
 }
 
 // wireBufs are one request's marshalled and compressed forms.
@@ -329,6 +333,8 @@ func (s *sender) sendUntil(ctx context.Context, stop <-chan struct{}, req proto.
 		return fmt.Errorf("tgpush: cannot encode a request: %v", err)
 	}
 	wait := s.backoff.Min
+	failing := false                   // this send's last try was a fault
+	defer s.tried(&failing, false, "") // given up or refused: no longer failing, nothing noted
 	for {
 		o := s.post(ctx, body)
 		if ctx.Err() != nil {
@@ -338,13 +344,13 @@ func (s *sender) sendUntil(ctx context.Context, stop <-chan struct{}, req proto.
 			if ref := s.partial(o); ref != nil {
 				return ref
 			}
-			s.note("")
+			s.tried(&failing, false, "taken")
 			return nil
 		}
 		if ref := s.refusal(o); ref != nil {
 			return ref
 		}
-		s.note(s.scrub(fault(o) + s.otlpHint(o)))
+		s.tried(&failing, true, s.scrub(fault(o)+s.otlpHint(o)))
 		pause := max(wait, min(o.RetryAfter, s.backoff.Max))
 		select {
 		case <-ctx.Done():
@@ -395,11 +401,33 @@ func (s *sender) scrubLocation(loc string) string {
 	return redacted(u)
 }
 
-// note says when the receiver's state changes: one note for a fault
-// however many retries it takes, one when it takes samples again.
-func (s *sender) note(state string) {
+// tried records how a send's try went: a fault (fault true, what its
+// kind), noted when its kind is new; or not (what "taken" when the
+// receiver took it, "" when the send ended otherwise: refused, called
+// off, stopped). A send that is not failing any more leaves the count;
+// once none in flight is, a taken try notes the receiver's recovery.
+func (s *sender) tried(failing *bool, fault bool, what string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	switch {
+	case fault && !*failing:
+		s.failing++
+	case !fault && *failing:
+		s.failing--
+	}
+	*failing = fault
+	switch {
+	case fault:
+		s.note(what)
+	case what == "taken" && s.failing == 0:
+		s.note("")
+	}
+}
+
+// note says when the receiver's state changes: one note for a fault
+// however many retries it takes, one when it takes samples again. The
+// caller holds s.mu.
+func (s *sender) note(state string) {
 	if state == s.state {
 		return
 	}
