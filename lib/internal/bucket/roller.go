@@ -330,7 +330,9 @@ func (r *Roller) extracted(st int, pos, end int64, line []byte) {
 		r.checkCatchUp(s)
 		return
 	}
-	s.watch.entry(line, reason, r.x.Why)
+	if s.watch.entry(line, reason) {
+		s.watch.why = r.x.Why(reason) // the format's own word on the sample, while its state is the line's
+	}
 	if reason != "" {
 		r.mark(s, tape.Drop, 0, pos, end, reason)
 		s.processed = end

@@ -42,17 +42,19 @@ type formatWatch struct {
 	due           []string
 }
 
-// entry counts one entry; reason is its drop reason, "" when extracted;
-// why is the format's word on it (Extractor.Why), asked only for the
-// sample.
-func (w *formatWatch) entry(line []byte, reason string, why func(string) string) {
+// entry counts one entry; reason is its drop reason, "" when extracted.
+// It reports whether the line became the notes' sample (the first
+// dropped), for which the caller sets why.
+func (w *formatWatch) entry(line []byte, reason string) bool {
 	w.seen++
 	if reason == "" {
-		return
+		return false
 	}
-	if w.dropped++; w.sample == nil {
-		w.sample, w.reason, w.why = append([]byte{}, line[:min(len(line), 200)]...), reason, why(reason)
+	if w.dropped++; w.sample != nil {
+		return false
 	}
+	w.sample, w.reason = append([]byte{}, line[:min(len(line), 200)]...), reason
+	return true
 }
 
 // check queues the notes now due for store id; ended says the store has

@@ -423,13 +423,15 @@ func (p *pusher) sendAtOnce(ctx context.Context, reqs []request) (int, error) {
 		slots = make(chan struct{}, Inflight)
 		stop  = make(chan struct{})
 	)
+send:
 	for _, r := range reqs {
 		slots <- struct{}{}
-		mu.Lock()
-		failed := first != nil
-		mu.Unlock()
-		if failed || ctx.Err() != nil {
-			break
+		select {
+		case <-stop: // one was refused: no more are started
+			break send
+		case <-ctx.Done():
+			break send
+		default:
 		}
 		wg.Add(1)
 		go func() {

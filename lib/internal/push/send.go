@@ -333,8 +333,8 @@ func (s *sender) sendUntil(ctx context.Context, stop <-chan struct{}, req proto.
 		return fmt.Errorf("tgpush: cannot encode a request: %v", err)
 	}
 	wait := s.backoff.Min
-	failing := false                   // this send's last try was a fault
-	defer s.tried(&failing, false, "") // given up or refused: no longer failing, nothing noted
+	failing := false                 // this send's last try was a fault
+	defer s.settled(&failing, false) // given up or refused: no longer failing, nothing noted
 	for {
 		o := s.post(ctx, body)
 		if ctx.Err() != nil {
@@ -344,13 +344,13 @@ func (s *sender) sendUntil(ctx context.Context, stop <-chan struct{}, req proto.
 			if ref := s.partial(o); ref != nil {
 				return ref
 			}
-			s.tried(&failing, false, "taken")
+			s.settled(&failing, true)
 			return nil
 		}
 		if ref := s.refusal(o); ref != nil {
 			return ref
 		}
-		s.tried(&failing, true, s.scrub(fault(o)+s.otlpHint(o)))
+		s.faulted(&failing, s.scrub(fault(o)+s.otlpHint(o)))
 		pause := max(wait, min(o.RetryAfter, s.backoff.Max))
 		select {
 		case <-ctx.Done():
@@ -401,25 +401,29 @@ func (s *sender) scrubLocation(loc string) string {
 	return redacted(u)
 }
 
-// tried records how a send's try went: a fault (fault true, what its
-// kind), noted when its kind is new; or not (what "taken" when the
-// receiver took it, "" when the send ended otherwise: refused, called
-// off, stopped). A send that is not failing any more leaves the count;
-// once none in flight is, a taken try notes the receiver's recovery.
-func (s *sender) tried(failing *bool, fault bool, what string) {
+// faulted records a send's try that met a fault of kind state (noted
+// when the kind is new); *failing says the send counts among the failing.
+func (s *sender) faulted(failing *bool, state string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case fault && !*failing:
+	if !*failing {
+		*failing = true
 		s.failing++
-	case !fault && *failing:
+	}
+	s.note(state)
+}
+
+// settled records a send that ended: taken, or given up otherwise
+// (refused, called off, stopped). It leaves the failing count; once no
+// send in flight is failing, a taken one notes the receiver's recovery.
+func (s *sender) settled(failing *bool, taken bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if *failing {
+		*failing = false
 		s.failing--
 	}
-	*failing = fault
-	switch {
-	case fault:
-		s.note(what)
-	case what == "taken" && s.failing == 0:
+	if taken && s.failing == 0 {
 		s.note("")
 	}
 }
