@@ -57,8 +57,9 @@ type pusher struct {
 	prog    *progress
 	out     sync.Mutex // notes and progress: a group is built while the one before it is sent
 	quirked tape.LaterKinds
-	shape   shape // what a group becomes on the wire (shape.go)
-	taken   int   // samples of a group read in parts (Group.Part) the receiver took in the parts before
+	shape   shape  // what a group becomes on the wire (shape.go)
+	taken   int    // samples of a group read in parts (Group.Part) the receiver took in the parts before
+	spare   *batch // a batch whose group was taken: the next batch's memory
 }
 
 // Run pushes until ctx is done (a signal: nil), the tape is pushed up to
@@ -338,14 +339,21 @@ func (p *pusher) loop(ctx context.Context) error {
 // time). The building touches what sending does not (the
 // groups' own state: the last seal, the marker count, the running totals)
 // and sending what building does not (the cursor, the tape's identity).
+//
+// A batch whose group was taken is the next one's memory (p.spare): two
+// batches serve a whole push.
 func (p *pusher) push(ctx context.Context, groups []Group) error {
 	var sending chan error // the group before's send, while this one is built
+	var inFlight *batch
 	sent := func() error {
 		if sending == nil {
 			return nil
 		}
 		err := <-sending
 		sending = nil
+		if err == nil {
+			p.spare = inFlight
+		}
 		return err
 	}
 	for _, g := range groups {
@@ -356,10 +364,21 @@ func (p *pusher) push(ctx context.Context, groups []Group) error {
 		if b == nil {
 			continue
 		}
-		sending = make(chan error, 1)
+		sending, inFlight = make(chan error, 1), b
 		go func() { sending <- p.send(ctx, b) }()
 	}
 	return sent()
+}
+
+// newBatch returns an empty batch: the spare one if there is one.
+func (p *pusher) newBatch() *batch {
+	b := p.spare
+	if b == nil {
+		return newBatch(p.o.Labels)
+	}
+	p.spare = nil
+	b.reset()
+	return b
 }
 
 // batch is what push sends for group g, with the held groups before it;
@@ -373,7 +392,7 @@ func (p *pusher) batch(g Group) *batch {
 		p.held = append(p.held, g) // the cursor stays before it until its seal's group is taken
 		return nil
 	}
-	b := newBatch(p.o.Labels)
+	b := p.newBatch()
 	for _, h := range p.held {
 		b.groups = append(b.groups, placed{h, p.last.Start, false})
 		if g.sealed() {
@@ -394,7 +413,7 @@ func (p *pusher) part(g Group) *batch {
 	if g.Seal.Start < p.skip {
 		return nil
 	}
-	b := newBatch(p.o.Labels)
+	b := p.newBatch()
 	b.part = true
 	b.series(g.Series, tape.SampleMs(g.Seal.Start, g.Seal.Width))
 	b.groups = append(b.groups, placed{g, g.Seal.Start, true})

@@ -58,7 +58,22 @@ type placed struct {
 }
 
 func newBatch(extra []*prompb.Label) *batch {
-	return &batch{extra: extra, index: map[string]int{}, req: &prompb.WriteRequest{}}
+	return &batch{extra: extra, req: &prompb.WriteRequest{}}
+}
+
+// reset empties the batch for another group, keeping its memory: the
+// index's room, the request's series slice, the chunks. Whatever it held
+// must be dead: its requests sent and answered, nothing else pointing in.
+func (b *batch) reset() {
+	clear(b.index)
+	b.req.Timeseries = b.req.Timeseries[:0]
+	b.lslab.rewind()
+	b.sslab.rewind()
+	b.tslab.rewind()
+	b.lptrs.rewind()
+	b.sptrs.rewind()
+	*b = batch{extra: b.extra, index: b.index, req: b.req, key: b.key,
+		lslab: b.lslab, sslab: b.sslab, tslab: b.tslab, lptrs: b.lptrs, sptrs: b.sptrs}
 }
 
 // add puts a group's samples in the batch, at ms: a sealed group's
@@ -86,7 +101,7 @@ func (b *batch) add(g Group, at, ms int64) {
 
 // series puts a sample of each series line in the batch, at ms.
 func (b *batch) series(lines []tape.Record, ms int64) {
-	if len(b.index) == 0 {
+	if b.index == nil {
 		b.index = make(map[string]int, len(lines)+4) // grown once, not a dozen times
 	}
 	for i := range lines {
@@ -97,6 +112,9 @@ func (b *batch) series(lines []tape.Record, ms int64) {
 
 // sample appends one sample to its series.
 func (b *batch) sample(metric string, labels []tape.Label, v float64, ms int64) {
+	if b.index == nil {
+		b.index = map[string]int{}
+	}
 	b.key = tape.AppendSeries(b.key[:0], metric, labels)
 	i, ok := b.index[string(b.key)]
 	if !ok {
