@@ -57,9 +57,10 @@ type pusher struct {
 	prog    *progress
 	out     sync.Mutex // notes and progress: a group is built while the one before it is sent
 	quirked tape.LaterKinds
-	shape   shape  // what a group becomes on the wire (shape.go)
-	taken   int    // samples of a group read in parts (Group.Part) the receiver took in the parts before
-	spare   *batch // a batch whose group was taken: the next batch's memory
+	shape   shape   // what a group becomes on the wire (shape.go)
+	taken   int     // samples of a group read in parts (Group.Part) the receiver took in the parts before
+	spare   *batch  // a batch whose group was taken: the next batch's memory
+	enc     encoder // the requests' bodies, made while the group before is sent
 }
 
 // Run pushes until ctx is done (a signal: nil), the tape is pushed up to
@@ -90,6 +91,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	p.s.otlp = o.Protocol == ProtocolOTLP
+	p.enc.otlp = p.s.otlp
 	if err := checkLabelNames(o.Dir, o.Labels); err != nil {
 		return command.Usage(err)
 	}
@@ -358,6 +360,9 @@ func (p *pusher) push(ctx context.Context, groups []Group) error {
 	}
 	for _, g := range groups {
 		b := p.batch(g)
+		if b != nil {
+			p.encode(b)
+		}
 		if err := sent(); err != nil {
 			return err
 		}
@@ -368,6 +373,27 @@ func (p *pusher) push(ctx context.Context, groups []Group) error {
 		go func() { sending <- p.send(ctx, b) }()
 	}
 	return sent()
+}
+
+// encode makes b's requests and their bodies: the marshalling and the
+// compression are done while the group before is sent, not between its
+// answer and this group's first request (bench/README.md, session 13).
+func (p *pusher) encode(b *batch) {
+	if b.clash != nil || b.fail != nil {
+		return
+	}
+	b.reqs = p.shape.requests(b, p.o.MaxSamples)
+	for i := range b.reqs {
+		if i == len(b.bodies) {
+			b.bodies = append(b.bodies, nil)
+		}
+		body, err := p.enc.encode(b.bodies[i], b.reqs[i].msg)
+		if err != nil {
+			b.fail = err
+			return
+		}
+		b.reqs[i].body, b.bodies[i] = body, body
+	}
 }
 
 // newBatch returns an empty batch: the spare one if there is one.
@@ -455,7 +481,7 @@ send:
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := p.s.sendUntil(ctx, stop, r.msg)
+			err := p.s.sendUntil(ctx, stop, r.body)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -524,13 +550,13 @@ func (p *pusher) send(ctx context.Context, b *batch) error {
 		return b.fail
 	}
 	taken := 0 // samples of this group the receiver took (a group split by --max-samples)
-	reqs := p.shape.requests(b, p.o.MaxSamples)
+	reqs := b.reqs
 	k, zeros := 0, false
 	for ; k < len(reqs) && reqs[k].zeros; k++ {
 		if p.cur.Zeroed {
 			continue // taken before a kill: sent again, older than the values taken after them, they would be refused
 		}
-		if err := p.s.send(ctx, reqs[k].msg); err != nil {
+		if err := p.s.send(ctx, reqs[k].body); err != nil {
 			return p.refusedError(err, b, p.taken+taken)
 		}
 		taken, zeros = taken+reqs[k].samples, true

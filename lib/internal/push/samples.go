@@ -34,6 +34,8 @@ type batch struct {
 	part    bool        // a part of a group larger than a read (Group.Part): series only, no cursor move
 	after   int         // the pusher's marker-only groups since the last seal, with this batch's (the cursor's after=)
 	clash   *LabelClash // a --label the tape's series have too: nothing may be sent
+	reqs    []request   // what is sent, in order (pusher.encode)
+	bodies  [][]byte    // the requests' bodies' memory, kept by reset
 	// The group's messages, from chunks (slab.go): a group of thousands of
 	// series is thousands of labels and samples, one allocation each
 	// otherwise, and the collector's work.
@@ -72,7 +74,7 @@ func (b *batch) reset() {
 	b.tslab.rewind()
 	b.lptrs.rewind()
 	b.sptrs.rewind()
-	*b = batch{extra: b.extra, index: b.index, req: b.req, key: b.key,
+	*b = batch{extra: b.extra, index: b.index, req: b.req, key: b.key, bodies: b.bodies,
 		lslab: b.lslab, sslab: b.sslab, tslab: b.tslab, lptrs: b.lptrs, sptrs: b.sptrs}
 }
 

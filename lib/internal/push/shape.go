@@ -31,6 +31,7 @@ type shape interface {
 // request is one POST's message and how many samples it carries.
 type request struct {
 	msg     proto.Message
+	body    []byte // msg on the wire (pusher.encode)
 	samples int
 	// zeros: the zero samples before new series' first values (--counters),
 	// taken and recorded in the cursor before the rest of the group, which
