@@ -9,6 +9,13 @@
 #   SECS=1800 RATE=1000 bench/push.sh   # half an hour of log at 1 000 lines/s
 #   RECEIVERS=vm DELAYS=0 bench/push.sh # VictoriaMetrics only, no delay figure
 #   BASE=main DELAYS=0 bench/push.sh    # also BASE's tgpush, side by side (rows "base")
+#   FLOOR=0 bench/push.sh               # without the floor rows
+#
+# The floor rows (pushfloor) post the very request bodies tgpush sent
+# (captured once per store) with Go's HTTP client, one at a time, and do
+# nothing else: what sending those samples costs at the least, the part of
+# tgpush's CPU no reading, encoding or cursor can remove, and the receiver's
+# pace when fed as fast as one request at a time allows.
 #
 # Each receiver is started on a free 127.0.0.1 port with a temporary data
 # dir (VictoriaMetrics with -dedup.minScrapeInterval=1ms, Prometheus with
@@ -42,7 +49,7 @@ for c in curl jq python3; do
 done
 
 mkdir -p "$BIN"
-(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgpush ./cmd/tgsynth)
+(cd "$ROOT" && go build -o "$BIN/" ./cmd/feed ./cmd/tally ./cmd/tgpush ./cmd/tgsynth ./bench/pushfloor)
 PATH=$BIN:$PATH
 # BASE: a commit whose tgpush is measured beside this tree's, on the same
 # stores and receivers, in the same run.
@@ -53,6 +60,7 @@ if [ -n "${BASE:-}" ]; then
 	(cd "$W/base" && go build -o "$BIN/tgpush.base" ./cmd/tgpush)
 	TGPUSHES="tgpush.base tgpush"
 fi
+[ "${FLOOR:-1}" = 0 ] || TGPUSHES="$TGPUSHES floor"
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -82,6 +90,21 @@ for s in bypath builtin; do
 	# has more (by reason), so only a clean one is checked exactly.
 	if grep -q '^!' "$W/$s/tape"; then echo "" >"$W/$s.expect"; else echo $((series + 2 * seals)) >"$W/$s.expect"; fi
 done
+
+# The floor's bodies: each store pushed once by this tree's tgpush into
+# pushfloor capture, which keeps every request's body.
+if [ "${FLOOR:-1}" != 0 ]; then
+	for s in bypath builtin; do
+		mkdir "$W/bodies.$s"
+		PORT=$(freeport)
+		pushfloor capture "127.0.0.1:$PORT" "$W/bodies.$s" & RPID=$!
+		until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do sleep 0.05; done
+		rm -rf "$W/bodies.$s"/*
+		tgpush -q --once --cursor "$W/capture.$s" --url "http://127.0.0.1:$PORT/api/v1/write" "$W/$s"
+		kill "$RPID"; wait "$RPID" 2>/dev/null || true; RPID=
+		echo "bench: $s: tgpush sent $(ls "$W/bodies.$s" | wc -l) requests, $(du -sk "$W/bodies.$s" | cut -f1) KiB" >&2
+	done
+fi
 
 start_vm() {
 	PORT=$(freeport) URL=http://127.0.0.1:$PORT
@@ -132,7 +155,10 @@ def count():
         n += int(float(res[0]["value"][1])) if res else 0
     return n
 c0, t0 = rcpu(), time.time()
-p = subprocess.Popen([exe, "-q", "--once", "--cursor", store + "/cursor." + recv + exe, "--url", url + "/api/v1/write", store])
+cmd = [exe, "-q", "--once", "--cursor", store + "/cursor." + recv + exe, "--url", url + "/api/v1/write", store]
+if exe == "floor":
+    cmd = ["pushfloor", "replay", url + "/api/v1/write", os.path.dirname(store) + "/bodies." + name]
+p = subprocess.Popen(cmd)
 _, st, ru = os.wait4(p.pid, 0)
 t1 = time.time()
 if st != 0:
@@ -149,9 +175,9 @@ if expect and n != int(expect):
 pc = ru.ru_utime + ru.ru_stime
 d = t1 - t0
 print(f"{exe:11s} {recv:10s} {name:8s} {n:9d} samples in {d:6.2f} s: {n / d:9.0f} samples/s; "
-      f"tgpush {pc:5.2f} CPU s, peak RSS {ru.ru_maxrss / 1024:6.1f} MiB; "
+      f"sender {pc:5.2f} CPU s, peak RSS {ru.ru_maxrss / 1024:6.1f} MiB; "
       f"receiver {c1 - c0:5.2f} CPU s during the push ({c2 - c0:5.2f} until stored), peak RSS {rhwm():6.0f} MiB; "
-      f"tgpush/receiver CPU {pc / max(c2 - c0, 1e-9):.2f}")
+      f"sender/receiver CPU {pc / max(c2 - c0, 1e-9):.2f}")
 PY
 }
 

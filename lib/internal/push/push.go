@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/timbertally/timbertally/lib/internal/shell"
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
@@ -61,6 +62,7 @@ type pusher struct {
 	taken   int     // samples of a group read in parts (Group.Part) the receiver took in the parts before
 	spare   *batch  // a batch whose group was taken: the next batch's memory
 	enc     encoder // the requests' bodies, made while the group before is sent
+	direct  bool    // batches are written as wire bytes as they are built (batch.direct)
 }
 
 // Run pushes until ctx is done (a signal: nil), the tape is pushed up to
@@ -103,6 +105,12 @@ func Run(ctx context.Context, o *Options) error {
 	// (--counters' zeros must precede a whole group's totals, and OTLP's
 	// request is built from the whole group: both read it whole.)
 	_, fl.stream = p.shape.(buckets)
+	// The buckets' series are written as wire bytes as they are built,
+	// unless a --label is not UTF-8: proto.Marshal, which then encodes
+	// them, refuses it as before.
+	p.direct = fl.stream && !slices.ContainsFunc(o.Labels, func(l *prompb.Label) bool {
+		return !utf8.ValidString(l.Name) || !utf8.ValidString(l.Value)
+	})
 	if err := p.start(); err != nil {
 		return err
 	}
@@ -387,7 +395,7 @@ func (p *pusher) encode(b *batch) {
 		if i == len(b.bodies) {
 			b.bodies = append(b.bodies, nil)
 		}
-		body, err := p.enc.encode(b.bodies[i], b.reqs[i].msg)
+		body, err := p.enc.encode(b.bodies[i], b.reqs[i])
 		if err != nil {
 			b.fail = err
 			return
@@ -400,7 +408,9 @@ func (p *pusher) encode(b *batch) {
 func (p *pusher) newBatch() *batch {
 	b := p.spare
 	if b == nil {
-		return newBatch(p.o.Labels)
+		b = newBatch(p.o.Labels)
+		b.direct = p.direct
+		return b
 	}
 	p.spare = nil
 	b.reset()

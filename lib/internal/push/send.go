@@ -285,8 +285,12 @@ type encoder struct {
 	buf  []byte
 }
 
-// encode returns req's body, in dst's memory where it has room.
-func (e *encoder) encode(dst []byte, req proto.Message) ([]byte, error) {
+// encode returns r's body, in dst's memory where it has room.
+func (e *encoder) encode(dst []byte, r request) ([]byte, error) {
+	if r.msg == nil {
+		return s2.EncodeSnappy(dst[:cap(dst)], r.raw), nil // a direct batch's, remote write
+	}
+	req := r.msg
 	ok := false
 	if wr, isWrite := req.(*prompb.WriteRequest); isWrite {
 		e.buf, ok = appendWriteRequest(e.buf[:0], wr)

@@ -31,7 +31,8 @@ type shape interface {
 // request is one POST's message and how many samples it carries.
 type request struct {
 	msg     proto.Message
-	body    []byte // msg on the wire (pusher.encode)
+	raw     []byte // or the message's bytes already (a direct batch's), msg nil
+	body    []byte // the request on the wire (pusher.encode)
 	samples int
 	// zeros: the zero samples before new series' first values (--counters),
 	// taken and recorded in the cursor before the rest of the group, which
@@ -50,6 +51,9 @@ func (buckets) add(b *batch, g Group, at, ms int64, _ int) { b.add(g, at, ms) }
 func (buckets) pass(*batch, Group) {}
 
 func (buckets) requests(b *batch, max int) []request {
+	if b.direct {
+		return b.rawRequests(max)
+	}
 	return writeRequests(b.requests(max))
 }
 

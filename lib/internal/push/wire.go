@@ -31,25 +31,55 @@ func appendWriteRequest(b []byte, req *prompb.WriteRequest) (_ []byte, ok bool) 
 			if !utf8.ValidString(l.Name) || !utf8.ValidString(l.Value) {
 				return b, false // proto.Marshal refuses it, as before
 			}
-			b = protowire.AppendTag(b, 1, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(labelSize(l)))
-			b = appendString(b, 1, l.Name)
-			b = appendString(b, 2, l.Value)
+			b = appendLabel(b, l.Name, l.Value)
 		}
 		for _, s := range ts.Samples {
-			b = protowire.AppendTag(b, 2, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(sampleSize(s)))
-			if v := math.Float64bits(s.Value); v != 0 { // proto3 leaves out a zero, not a -0
-				b = protowire.AppendTag(b, 1, protowire.Fixed64Type)
-				b = binary.LittleEndian.AppendUint64(b, v)
-			}
-			if s.Timestamp != 0 {
-				b = protowire.AppendTag(b, 2, protowire.VarintType)
-				b = protowire.AppendVarint(b, uint64(s.Timestamp))
-			}
+			b = appendSample(b, s.Value, s.Timestamp)
 		}
 	}
 	return b, true
+}
+
+// appendOneSample appends a write request's series field of labels (in
+// the order given) and one sample: the direct form's series
+// (batch.direct), the bytes appendWriteRequest writes for the same series.
+func appendOneSample(b []byte, labels []wireLabel, v float64, ms int64) []byte {
+	n := 1 + protowire.SizeBytes(sampleSizeOf(v, ms))
+	for _, l := range labels {
+		n += 1 + protowire.SizeBytes(labelSizeOf(l.name, l.value))
+	}
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	for _, l := range labels {
+		b = appendLabel(b, l.name, l.value)
+	}
+	return appendSample(b, v, ms)
+}
+
+// wireLabel is a label on its way to the wire.
+type wireLabel struct{ name, value string }
+
+// appendLabel appends a series' label field.
+func appendLabel(b []byte, name, value string) []byte {
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(labelSizeOf(name, value)))
+	b = appendString(b, 1, name)
+	return appendString(b, 2, value)
+}
+
+// appendSample appends a series' sample field.
+func appendSample(b []byte, v float64, ms int64) []byte {
+	b = protowire.AppendTag(b, 2, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(sampleSizeOf(v, ms)))
+	if bits := math.Float64bits(v); bits != 0 { // proto3 leaves out a zero, not a -0
+		b = protowire.AppendTag(b, 1, protowire.Fixed64Type)
+		b = binary.LittleEndian.AppendUint64(b, bits)
+	}
+	if ms != 0 {
+		b = protowire.AppendTag(b, 2, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(ms))
+	}
+	return b
 }
 
 // appendString appends a string field, left out when empty (proto3).
@@ -73,7 +103,9 @@ func seriesSize(ts *prompb.TimeSeries) int {
 	return n
 }
 
-func labelSize(l *prompb.Label) int { return stringSize(l.Name) + stringSize(l.Value) }
+func labelSize(l *prompb.Label) int { return labelSizeOf(l.Name, l.Value) }
+
+func labelSizeOf(name, value string) int { return stringSize(name) + stringSize(value) }
 
 func stringSize(s string) int {
 	if s == "" {
@@ -82,13 +114,15 @@ func stringSize(s string) int {
 	return 1 + protowire.SizeBytes(len(s))
 }
 
-func sampleSize(s *prompb.Sample) int {
+func sampleSize(s *prompb.Sample) int { return sampleSizeOf(s.Value, s.Timestamp) }
+
+func sampleSizeOf(v float64, ms int64) int {
 	n := 0
-	if math.Float64bits(s.Value) != 0 {
+	if math.Float64bits(v) != 0 {
 		n += 1 + 8
 	}
-	if s.Timestamp != 0 {
-		n += 1 + protowire.SizeVarint(uint64(s.Timestamp))
+	if ms != 0 {
+		n += 1 + protowire.SizeVarint(uint64(ms))
 	}
 	return n
 }
