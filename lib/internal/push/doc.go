@@ -78,4 +78,13 @@
 //     each of its series' newest sample, the same value again. (The
 //     shapes --counters and OTLP build a group's request from the whole
 //     group: they read it whole.)
+//   - Memory is reused, never shared: a read's records (follower.recs)
+//     only once every group of the read was built into a batch, a batch
+//     (pusher.spare) only once its group was taken; what the shapes keep
+//     across groups (the running totals' series) are copies.
+//   - The buckets' series are written as wire bytes as a group is built
+//     (batch.direct), the very bytes of the same batch built as prompb's
+//     messages and encoded (TestADirectBatchSendsTheBytesOfTheSameBatchAsMessages
+//     and its fuzzer); tgcheck --receiver's expectation (Sent) is built as
+//     messages.
 package push

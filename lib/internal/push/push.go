@@ -457,12 +457,11 @@ func (p *pusher) part(g Group) *batch {
 }
 
 // Inflight is how many requests of one group (a group of more than
-// --max-samples samples) are sent at once. They hold disjoint series,
-// each series' one sample of the group, so their order does not matter to
-// a receiver, and one across a network answers two in one round trip's
-// time. Requests of two groups are never in flight at once. (A group of
-// fewer is not split for it: measured, a receiver on this machine's cores
-// took two halves no faster than the whole, bench/README.md, session 12.)
+// --max-samples samples, or of a few thousand: perRequest) are sent at
+// once. They hold disjoint series, each series' one sample of the group,
+// so their order does not matter to a receiver, one across a network
+// answers two in one round trip's time, and one on this machine stores
+// them on two cores. Requests of two groups are never in flight at once.
 const Inflight = 2
 
 // sendAtOnce sends reqs, Inflight at a time, and returns the samples the

@@ -1217,6 +1217,25 @@ func TestARefusalCallsOffTheRetriesOfTheRequestSentBesideIt(t *testing.T) {
 
 // A group of more than --max-samples samples goes as requests Inflight
 // at a time.
+// A group of more than twice minPerRequest samples but fewer than
+// --max-samples goes as two requests at once (the receiver stores them on
+// two cores); a small group stays one request.
+func TestAGroupOfSomeThousandSamplesGoesAsTwoRequestsAtOnceBelowMaxSamples(t *testing.T) {
+	text, _, _ := bigTape(3000)
+	f := newFake(t, nil)
+	f.delay = 30 * time.Millisecond
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), store(t, text)); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The small groups a request each, the big one (3 004 samples) two.
+	if f.n != 4 || f.maxInflight.Load() != 2 || f.mixed {
+		t.Errorf("%d requests, at most %d at once (two groups' at once: %v); want 4, 2 and no", f.n, f.maxInflight.Load(), f.mixed)
+	}
+	if got := len(f.got()); got != 3000+10 {
+		t.Errorf("took %d samples, want 3010", got)
+	}
+}
+
 func TestAGroupOfMoreThanMaxSamplesGoesAsRequestsTwoAtATime(t *testing.T) {
 	text, _, _ := bigTape(3000)
 	f := newFake(t, nil)

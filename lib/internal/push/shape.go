@@ -51,11 +51,29 @@ func (buckets) add(b *batch, g Group, at, ms int64, _ int) { b.add(g, at, ms) }
 func (buckets) pass(*batch, Group) {}
 
 func (buckets) requests(b *batch, max int) []request {
+	max = perRequest(b.samples, max)
 	if b.direct {
 		return b.rawRequests(max)
 	}
 	return writeRequests(b.requests(max))
 }
+
+// perRequest is how many of a group's n samples go in one request: at
+// most max, and a group of more than twice minPerRequest is split so that
+// its requests go Inflight at a time (they hold disjoint series) and the
+// receiver stores them on as many cores: measured, the bypath store's
+// groups of 4 000 samples into a local VictoriaMetrics went 7-15% faster
+// as two requests than as one (bench/README.md, session 13).
+func perRequest(n, max int) int {
+	if n <= 2*minPerRequest {
+		return max
+	}
+	return min(max, (n+Inflight-1)/Inflight)
+}
+
+// minPerRequest keeps small groups whole: a request's own cost, to tgpush
+// and to the receiver, is not worth halving a few hundred samples for.
+const minPerRequest = 1000
 
 // writeRequests wraps remote-write requests.
 func writeRequests(reqs []*prompb.WriteRequest) []request {
