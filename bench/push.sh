@@ -12,10 +12,11 @@
 #   FLOOR=0 bench/push.sh               # without the floor rows
 #
 # The floor rows (pushfloor) post the very request bodies tgpush sent
-# (captured once per store) with Go's HTTP client, one at a time, and do
+# (captured once per store) with Go's HTTP client, as tgpush sends them (a
+# group's requests two at a time, the groups one after another), and do
 # nothing else: what sending those samples costs at the least, the part of
-# tgpush's CPU no reading, encoding or cursor can remove, and the receiver's
-# pace when fed as fast as one request at a time allows.
+# tgpush's CPU no reading, encoding or cursor can remove, and the
+# receiver's pace when fed as fast as that order allows.
 #
 # Each receiver is started on a free 127.0.0.1 port with a temporary data
 # dir (VictoriaMetrics with -dedup.minScrapeInterval=1ms, Prometheus with
