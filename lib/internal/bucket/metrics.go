@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/timbertally/timbertally/lib/internal/doc"
 	"github.com/timbertally/timbertally/lib/internal/extract"
 	"github.com/timbertally/timbertally/lib/internal/tape"
+	"github.com/timbertally/timbertally/lib/internal/textslab"
 )
 
 // metric is a document metric compiled against an extractor's fields.
@@ -61,17 +61,8 @@ type seriesSet struct {
 	has   []uint64
 	vals  []float64
 	short [shortSlots]shortSlot
-	slab  []byte // the bytes of the latest keys; never written once a key holds them
+	slab  textslab.Slab // the keys' bytes
 }
-
-// A new series' key is copied into the current slab rather than allocated
-// on its own (by=path over 100 000 paths made ~500 000 keys of ~50 bytes,
-// one allocation each). Slabs start at slabMin bytes and double up to
-// slabMax, so that a set of a few short keys (by=status) stays small.
-const (
-	slabMin = 1 << 10
-	slabMax = 64 << 10
-)
 
 // Label keys of up to 8 bytes (a status, a method, a short name: the
 // built-in documents' by=status) are found first in short, a direct-mapped
@@ -138,20 +129,10 @@ func (s *seriesSet) create(key []byte, stride int) int32 {
 	return i
 }
 
-// keep returns a string of key's bytes, copied into the slab. The slab's
-// bytes are only ever appended to, so a string over them never changes; a
-// full slab is left to the strings that hold it, and a new one started.
-func (s *seriesSet) keep(key []byte) string {
-	if len(key) == 0 {
-		return ""
-	}
-	if cap(s.slab)-len(s.slab) < len(key) {
-		s.slab = make([]byte, 0, max(min(2*cap(s.slab), slabMax), slabMin, len(key)))
-	}
-	n := len(s.slab)
-	s.slab = append(s.slab, key...)
-	return unsafe.String(&s.slab[n], len(key))
-}
+// keep returns a string of key's bytes, copied into the slab rather than
+// allocated on its own (by=path over 100 000 paths made ~500 000 keys of
+// ~50 bytes, one allocation each).
+func (s *seriesSet) keep(key []byte) string { return s.slab.String(key) }
 
 func (s *seriesSet) reset() {
 	clear(s.index)

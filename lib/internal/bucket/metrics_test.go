@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/internal/textslab"
 )
 
 func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T) {
@@ -50,14 +52,14 @@ func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T
 func TestSeriesKeysKeptInSlabsStayIntactAndCostFewAllocations(t *testing.T) {
 	s := seriesSet{index: map[string]int32{}}
 	var want []string
-	buf := make([]byte, 0, 2*slabMax)
+	buf := make([]byte, 0, 2*textslab.DefaultMax)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	func() {
 		for i := range 20000 {
 			n := 40 + i%30
 			if i == 7777 {
-				n = slabMax + 1
+				n = textslab.DefaultMax + 1
 			}
 			buf = buf[:0]
 			for j := range n {

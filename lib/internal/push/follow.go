@@ -58,6 +58,11 @@ type follower struct {
 	// one part, not the group (the shape of a sample a series, whose
 	// series are each sent alone). Otherwise it is read whole.
 	stream bool
+	// parser reads the lines of the stream's shape from slabs, not an
+	// allocation or two a line: its batches keep nothing of a record past
+	// the group (the other shapes keep series' labels in their totals, and
+	// tgcheck --receiver what Sent gives it, which would keep whole slabs).
+	parser tape.Parser
 	big    *bigGroup // the group being returned in parts
 	// recs holds the series records of every group a read returns, each
 	// group's Series a window of it: one array reused read after read,
@@ -293,7 +298,12 @@ func (fl *follower) next(r *tape.Reader, pos *int64) (tape.Record, []byte, error
 	}
 	at := *pos
 	*pos += int64(len(line)) + 1
-	rec, err := tape.ParseOrLater(line)
+	var rec tape.Record
+	if fl.stream {
+		rec, err = fl.parser.ParseOrLater(line)
+	} else {
+		rec, err = tape.ParseOrLater(line)
+	}
 	if err != nil {
 		return rec, line, fl.damaged(at, err)
 	}

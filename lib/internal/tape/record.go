@@ -36,6 +36,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/timbertally/timbertally/lib/internal/textslab"
 	"github.com/timbertally/timbertally/lib/protocol"
 )
 
@@ -358,12 +359,48 @@ func unescape(s string) (string, error) {
 }
 
 // Parse parses one tape line, without its '\n'.
-func Parse(line []byte) (Record, error) {
-	r, err := parse(string(line))
+func Parse(line []byte) (Record, error) { return parseLine(line, string(line), nil) }
+
+// parseLine parses line, whose text s is, its labels appended to labels.
+func parseLine(line []byte, s string, labels []Label) (Record, error) {
+	r, err := parse(s, labels)
 	if err != nil {
 		return Record{}, fmt.Errorf("malformed tape record %q: %w", clip(line), err)
 	}
 	return r, nil
+}
+
+// A Parser parses lines as ParseOrLater does, but a record's strings and
+// label slice come from the parser's slabs instead of an allocation each
+// (lib/internal/textslab): a reader that parses every line of a backlog
+// (tgpush) allocates a slab now and then, not twice a line, and leaves the
+// collector little to do. A record keeps its slabs alive, and they are
+// never reused: a reader that keeps a record's strings for long (the
+// running totals' series) should clone them.
+type Parser struct {
+	text   textslab.Slab
+	labels []Label // the rest of the current chunk of labels
+}
+
+// labelChunk is how many labels a Parser's chunk holds.
+const labelChunk = 1024
+
+// ParseOrLater is ParseOrLater's, from the parser's slabs.
+func (p *Parser) ParseOrLater(line []byte) (Record, error) {
+	if len(p.labels) < 16 {
+		p.labels = make([]Label, labelChunk)
+	}
+	rec, err := parseLine(line, p.text.String(line), p.labels[:0:len(p.labels)])
+	if errors.Is(err, ErrUnknownKind) {
+		return Record{Kind: Later}, nil
+	}
+	if n := len(rec.Labels); n > 0 {
+		if &rec.Labels[0] == &p.labels[0] { // not grown out of the chunk
+			p.labels = p.labels[n:]
+		}
+		rec.Labels = rec.Labels[:n:n] // an append by the caller copies out
+	}
+	return rec, err
 }
 
 // clipLen bounds how much of a malformed line an error quotes: a label
@@ -377,7 +414,7 @@ func clip(line []byte) string {
 	return string(line[:clipLen]) + "..."
 }
 
-func parse(s string) (Record, error) {
+func parse(s string, labels []Label) (Record, error) {
 	word, rest, more := strings.Cut(s, " ")
 	switch word {
 	case "seal":
@@ -397,7 +434,7 @@ func parse(s string) (Record, error) {
 	if word == "" || word[0] < '0' || word[0] > '9' {
 		return Record{}, errNoRecord // no time: no series line either
 	}
-	return parseSeries(word, rest)
+	return parseSeries(word, rest, labels)
 }
 
 // errNoRecord is why a line that starts with neither a time nor a kind
@@ -405,7 +442,7 @@ func parse(s string) (Record, error) {
 // hide why it is not a later kind's record.
 var errNoRecord = errors.New("a tape line is a series (a time first), a seal, !late, !drop, !cap or end record, or a later kind's: a kind word ([!]?[a-z][a-z0-9_-]*) and then key=value words one space apart, keys [a-z][a-z0-9_]*, values printable ASCII without a space, and nothing else (no tab, CR or trailing space)")
 
-func parseSeries(ts, rest string) (Record, error) {
+func parseSeries(ts, rest string, labels []Label) (Record, error) {
 	r := Record{Kind: Series}
 	var err error
 	if r.Start, err = ParseTime(ts); err != nil {
@@ -418,7 +455,7 @@ func parseSeries(ts, rest string) (Record, error) {
 	if r.Value, err = parseValue(rest[sp+1:]); err != nil {
 		return r, err
 	}
-	r.Metric, r.Labels, err = parseSeriesText(rest[:sp])
+	r.Metric, r.Labels, err = parseSeriesText(rest[:sp], labels)
 	return r, err
 }
 
@@ -431,8 +468,9 @@ func parseValue(s string) (float64, error) {
 	return v, nil
 }
 
-// parseSeriesText parses metric{name="value",...} as AppendSeries writes it.
-func parseSeriesText(s string) (string, []Label, error) {
+// parseSeriesText parses metric{name="value",...} as AppendSeries writes
+// it, its labels appended to labels.
+func parseSeriesText(s string, labels []Label) (string, []Label, error) {
 	brace := strings.IndexByte(s, '{')
 	if brace < 0 {
 		if !ValidMetric(s) {
@@ -444,7 +482,6 @@ func parseSeriesText(s string) (string, []Label, error) {
 	if !ValidMetric(metric) {
 		return "", nil, fmt.Errorf("%q is not a metric name", metric)
 	}
-	var labels []Label
 	p := s[brace+1:]
 	for {
 		eq := strings.IndexByte(p, '=')

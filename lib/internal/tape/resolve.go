@@ -353,7 +353,7 @@ func (rv *Resolver) addSeries(line []byte, n int) bool {
 	}
 	id, ok := rv.ids[string(text)]
 	if !ok {
-		metric, labels, err := parseSeriesText(string(text))
+		metric, labels, err := parseSeriesText(string(text), nil)
 		if err != nil {
 			return false
 		}

@@ -1,0 +1,71 @@
+package tape
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// checkParser holds a Parser to ParseOrLater: the same record or the same
+// error for the line, whatever the line's buffer holds afterwards.
+func checkParser(t *testing.T, p *Parser, line []byte) Record {
+	t.Helper()
+	want, wantErr := ParseOrLater(line)
+	got, err := p.ParseOrLater(line)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: the parser gives %+v (%v), ParseOrLater %+v (%v)", line, got, err, want, wantErr)
+	}
+	if len(got.Labels) != cap(got.Labels) {
+		t.Fatalf("%q: the labels have room past them (%d of %d): an append would write over the next record's", line, len(got.Labels), cap(got.Labels))
+	}
+	return got
+}
+
+// A Parser reads every kind of line as ParseOrLater does, damaged ones
+// with the same error, and its records keep their values while the buffer
+// the lines came from is reused and its slabs fill.
+func TestAParserReadsEveryLineAsParseOrLaterAndItsRecordsStayAsRead(t *testing.T) {
+	var p Parser
+	var lines []string
+	for i := range 20000 {
+		labels := []Label{{"path", fmt.Sprintf("/p/%d%s", i, strings.Repeat("é", i%40))}, {"le", "0.5"}}
+		lines = append(lines, fmt.Sprintf(`2026-12-05T10:00:%02dZ %s %d`, i%60, AppendSeries(nil, "latency_bucket", labels[:1+i%2]), i))
+		switch i % 500 {
+		case 1:
+			lines = append(lines, "seal 2026-12-05T10:00:00Z width=10s entries=5")
+		case 2:
+			lines = append(lines, "!drop id=web offset=0 end=10 count=2 reason=format")
+		case 3:
+			lines = append(lines, "identity id=web dev=1 ino=2") // a later kind
+		case 4:
+			lines = append(lines, `2026-12-05T10:00:00Z m{a="1",a="2"} 1`) // damage
+		case 5:
+			lines = append(lines, `2026-12-05T10:00:00Z m{`+strings.Repeat(`l="v",`, 40)+`z="1"} 2`) // past a chunk's room
+		}
+	}
+	buf := make([]byte, 0, 4096)
+	var got []Record
+	for _, l := range lines {
+		buf = append(buf[:0], l...)
+		got = append(got, checkParser(t, &p, buf))
+		clear(buf[:cap(buf)])
+	}
+	for i, l := range lines {
+		if want, _ := ParseOrLater([]byte(l)); !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("record %d changed after later lines: %+v, want %+v", i, got[i], want)
+		}
+	}
+}
+
+func FuzzAParserReadsALineAsParseOrLater(f *testing.F) {
+	for _, r := range everyKind() {
+		line := Append(nil, &r)
+		f.Add(line[:len(line)-1])
+	}
+	f.Add([]byte("identity id=web dev=1 ino=2"))
+	var p Parser
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkParser(t, &p, line)
+	})
+}
