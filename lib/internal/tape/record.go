@@ -194,6 +194,9 @@ var (
 
 // ParseTime parses an RFC 3339 time into Unix nanoseconds.
 func ParseTime(s string) (int64, error) {
+	if ns, ok := wholeSecondUTC(s); ok {
+		return ns, nil
+	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return 0, fmt.Errorf("%q is not an RFC 3339 time", s)
@@ -202,6 +205,57 @@ func ParseTime(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is outside the years 1678 to 2262 that a tape can hold", s)
 	}
 	return t.UnixNano(), nil
+}
+
+// wholeSecondUTC reads the time AppendTime writes for a whole second,
+// YYYY-MM-DDTHH:MM:SSZ, of a year from 1970 to 2199, exactly as time.Parse
+// does, without it: every series line of a tape starts with one, and
+// time.Parse was a fifth of reading such a line. Anything else (a
+// fraction, an offset, another year, a day the month has not) is false,
+// for time.Parse to read or refuse.
+func wholeSecondUTC(s string) (int64, bool) {
+	if len(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
+		return 0, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || year < 1970 || year > 2199 ||
+		month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	days := daysSince1970(year, month, day)
+	return (((days*24+hour)*60+minute)*60 + sec) * int64(time.Second), true
+}
+
+// daysIn is the days of a month of the Gregorian calendar.
+func daysIn(month, year int64) int64 {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysSince1970 is the days from 1970-01-01 to a date of the Gregorian
+// calendar from 1970 on (Howard Hinnant's days_from_civil).
+func daysSince1970(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	yoe := y - era*400
+	doy := (153*((m+9)%12)+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
 
 // AppendDuration appends d in the largest whole unit of h, m, s, ms, us, ns
@@ -461,11 +515,39 @@ func parseSeries(ts, rest string, labels []Label) (Record, error) {
 
 // parseValue parses a finite decimal value.
 func parseValue(s string) (float64, error) {
+	if v, ok := smallWhole(s); ok {
+		return v, nil
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.ContainsAny(s, "xXpPiInN_") {
 		return 0, fmt.Errorf("%q is not a finite decimal value", s)
 	}
 	return v, nil
+}
+
+// smallWhole reads the value AppendValue writes for a whole number of up
+// to 15 digits without a sign (a count, a sum of bytes: nearly every
+// value), exactly as strconv.ParseFloat does (below 2^53 every whole
+// number is a float64), without its general path. Anything else is false.
+func smallWhole(s string) (float64, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	n, ok := digits(s)
+	return float64(n), ok
+}
+
+// digits reads a string of ASCII digits (at most 18, or it overflows).
+func digits(s string) (int64, bool) {
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // parseSeriesText parses metric{name="value",...} as AppendSeries writes
