@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/timbertally/timbertally/lib/internal/civil"
 	"github.com/timbertally/timbertally/lib/internal/doc"
 )
 
@@ -343,11 +344,11 @@ func (c *rfcDate) parseDateTime(b []byte, sep byte) (int64, bool) {
 	}
 	if !c.set || string(b[:10]) != string(c.date[:]) {
 		year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
-		if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+		if year < 0 || month < 1 || month > 12 || day < 1 || day > civil.DaysIn(month, year) {
 			return 0, false
 		}
 		copy(c.date[:], b[:10])
-		c.secs, c.set = daysFromCivil(year, month, day)*86400, true
+		c.secs, c.set = civil.DaysFromCivil(year, month, day)*86400, true
 	}
 	return clock(c.secs, b[11:])
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"time"
 
+	"github.com/timbertally/timbertally/lib/internal/civil"
 	"github.com/timbertally/timbertally/lib/internal/doc"
 )
 
@@ -162,10 +163,10 @@ func dateSecs(b []byte) (int64, bool) {
 		return 0, false
 	}
 	day, year, month := num(b[0:2]), num(b[7:11]), monthOf(b[3], b[4], b[5])
-	if month == 0 || year < 0 || day < 1 || day > daysIn(month, year) {
+	if month == 0 || year < 0 || day < 1 || day > civil.DaysIn(month, year) {
 		return 0, false
 	}
-	return daysFromCivil(year, month, day) * 86400, true
+	return civil.DaysFromCivil(year, month, day) * 86400, true
 }
 
 // num reads a run of ASCII digits, or returns -1 when b holds anything else.
@@ -210,41 +211,6 @@ func monthOf(a, b, c byte) int {
 		return 12
 	}
 	return 0
-}
-
-// daysIn returns the length of a month of the proleptic Gregorian calendar.
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// daysFromCivil returns the days from 1970-01-01 to a date of the
-// proleptic Gregorian calendar (Howard Hinnant's days_from_civil): years
-// are counted from March so that the leap day ends one, and a 400-year
-// era holds exactly 146097 days. Year 0's January and February fall in
-// year -1, hence the floored era.
-func daysFromCivil(year, month, day int) int64 {
-	y := int64(year)
-	if month <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400                     // [0, 399]
-	mp := int64((month + 9) % 12)          // March = 0
-	doy := (153*mp+2)/5 + int64(day) - 1   // [0, 365]
-	doe := yoe*365 + yoe/4 - yoe/100 + doy // [0, 146096]
-	return era*146097 + doe - 719468       // 719468: days from 0000-03-01 to 1970-01-01
 }
 
 // unixUnit is a unix layout's unit and what parseUnitFrac needs of it,
@@ -331,11 +297,11 @@ func (c *rfcDate) parse(b []byte) (int64, bool) {
 	}
 	if !c.set || string(b[:10]) != string(c.date[:]) {
 		year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
-		if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+		if year < 0 || month < 1 || month > 12 || day < 1 || day > civil.DaysIn(month, year) {
 			return 0, false
 		}
 		copy(c.date[:], b[:10])
-		c.secs, c.set = daysFromCivil(year, month, day)*86400, true
+		c.secs, c.set = civil.DaysFromCivil(year, month, day)*86400, true
 	}
 	hour, minute, sec := num(b[11:13]), num(b[14:16]), num(b[17:19])
 	if hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {

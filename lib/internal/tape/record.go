@@ -36,6 +36,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/timbertally/timbertally/lib/internal/civil"
 	"github.com/timbertally/timbertally/lib/internal/textslab"
 	"github.com/timbertally/timbertally/lib/protocol"
 )
@@ -224,38 +225,11 @@ func wholeSecondUTC(s string) (int64, bool) {
 	minute, ok5 := digits(s[14:16])
 	sec, ok6 := digits(s[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || year < 1970 || year > 2199 ||
-		month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		month < 1 || month > 12 || day < 1 || day > int64(civil.DaysIn(int(month), int(year))) || hour > 23 || minute > 59 || sec > 59 {
 		return 0, false
 	}
-	days := daysSince1970(year, month, day)
+	days := civil.DaysFromCivil(int(year), int(month), int(day))
 	return (((days*24+hour)*60+minute)*60 + sec) * int64(time.Second), true
-}
-
-// daysIn is the days of a month of the Gregorian calendar.
-func daysIn(month, year int64) int64 {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// daysSince1970 is the days from 1970-01-01 to a date of the Gregorian
-// calendar from 1970 on (Howard Hinnant's days_from_civil).
-func daysSince1970(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	yoe := y - era*400
-	doy := (153*((m+9)%12)+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
 }
 
 // AppendDuration appends d in the largest whole unit of h, m, s, ms, us, ns
