@@ -37,7 +37,7 @@ type batch struct {
 	reqs    []request   // what is sent, in order (pusher.encode)
 	// direct: the batch's series are written as wire bytes as they are
 	// added, not as messages encoded later: the buckets shape's form when
-	// pushing (pusher.direct), about a fifth of tgpush's CPU less
+	// pushing (pusher.direct), some 15% of tgpush's CPU less
 	// (bench/README.md, session 13). Each sample is its own series field
 	// (a series twice in a group, which tally never writes, is two fields
 	// of one sample each; a receiver takes them as it takes one field of
