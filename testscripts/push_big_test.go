@@ -65,9 +65,12 @@ func bigBucketsAcrossKills(t *testing.T, kind string) {
 	kills := killPushes(t, dir, []string{"tgpush", "--once", "--max-samples", "2000", "--url", r.writeURL(), "--cursor", "push.cursor", st})
 	killFloor(t, 1, 1, kills, 3)
 
-	// awk's count per minute and path, at the minute's last millisecond.
-	prefix := start.Format("2006-01-02T15:")
-	awk := exec.Command("awk", `{ split($4, t, ":"); n[t[3] " " $7]++ } END { for (k in n) { split(k, f, " "); printf "%s%s:59.999Z\trequests\tpath=%s\t%d\n", prefix, f[1], f[2], n[k] } }`, "prefix="+prefix, log)
+	// awk's count per minute and path, at the minute's last millisecond,
+	// the minute read whole from each line's own time (the three minutes
+	// may cross an hour or a day).
+	awk := exec.Command("awk", `BEGIN { split("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec", m, " "); for (i in m) mon[m[i]] = sprintf("%02d", i) }
+		{ split($4, t, ":"); split(substr(t[1], 2), d, "/"); n[d[3] "-" mon[d[2]] "-" d[1] "T" t[2] ":" t[3] " " $7]++ }
+		END { for (k in n) { split(k, f, " "); printf "%s:59.999Z\trequests\tpath=%s\t%d\n", f[1], f[2], n[k] } }`, log)
 	out, err := awk.Output()
 	if err != nil {
 		t.Fatal(err)
