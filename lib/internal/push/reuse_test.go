@@ -28,28 +28,34 @@ func TestABatchResetForAnotherGroupHoldsExactlyWhatANewBatchWould(t *testing.T) 
 	extra, _ := ParseLabels([]string{"host=web1"})
 	wire := func(b *batch) []byte {
 		var out []byte
-		for _, r := range b.requests(700) {
-			m, err := proto.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
+		for _, r := range (buckets{}).requests(b, 700) {
+			m := r.raw
+			if r.msg != nil {
+				var err error
+				if m, err = proto.Marshal(r.msg); err != nil {
+					t.Fatal(err)
+				}
 			}
 			out = append(out, m...)
 			out = append(out, '|')
 		}
 		return out
 	}
-	p := &pusher{o: &Options{Labels: extra}}
-	// A big group with a marker, then smaller ones without, and a big one
-	// again: every chunk handed out before is handed out again.
-	for k, g := range []Group{group(0, 2000, "bad_status"), group(1, 300, ""), group(2, 5, ""), group(3, 2500, "unparsed")} {
-		reused := p.newBatch()
-		reused.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
-		fresh := newBatch(extra)
-		fresh.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
-		if reused.samples != fresh.samples || len(reused.groups) != 1 || !bytes.Equal(wire(reused), wire(fresh)) {
-			t.Fatalf("group %d: the reset batch holds %d samples and %d groups, a new one %d and 1; their requests are the same: %v",
-				k, reused.samples, len(reused.groups), fresh.samples, bytes.Equal(wire(reused), wire(fresh)))
+	for _, direct := range []bool{false, true} {
+		p := &pusher{o: &Options{Labels: extra}, direct: direct}
+		// A big group with a marker, then smaller ones without, and a big
+		// one again: every chunk handed out before is handed out again.
+		for k, g := range []Group{group(0, 2000, "bad_status"), group(1, 300, ""), group(2, 5, ""), group(3, 2500, "unparsed")} {
+			reused := p.newBatch()
+			reused.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			fresh := newBatch(extra)
+			fresh.direct = direct
+			fresh.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			if reused.samples != fresh.samples || len(reused.groups) != 1 || !bytes.Equal(wire(reused), wire(fresh)) {
+				t.Fatalf("direct %v, group %d: the reset batch holds %d samples and %d groups, a new one %d and 1; their requests are the same: %v",
+					direct, k, reused.samples, len(reused.groups), fresh.samples, bytes.Equal(wire(reused), wire(fresh)))
+			}
+			p.spare = reused // taken: the next batch's memory
 		}
-		p.spare = reused // taken: the next batch's memory
 	}
 }
