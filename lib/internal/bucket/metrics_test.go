@@ -52,14 +52,14 @@ func TestASeriesSetFindsEveryKeyItCreatedWhateverItsShortTableHolds(t *testing.T
 func TestSeriesKeysKeptInSlabsStayIntactAndCostFewAllocations(t *testing.T) {
 	s := seriesSet{index: map[string]int32{}}
 	var want []string
-	buf := make([]byte, 0, 2*textslab.DefaultMax)
+	buf := make([]byte, 0, 2*textslab.MaxSize)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	func() {
 		for i := range 20000 {
 			n := 40 + i%30
 			if i == 7777 {
-				n = textslab.DefaultMax + 1
+				n = textslab.MaxSize + 1
 			}
 			buf = buf[:0]
 			for j := range n {

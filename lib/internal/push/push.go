@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/timbertally/timbertally/lib/internal/shell"
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
@@ -105,12 +104,9 @@ func Run(ctx context.Context, o *Options) error {
 	// (--counters' zeros must precede a whole group's totals, and OTLP's
 	// request is built from the whole group: both read it whole.)
 	_, fl.stream = p.shape.(buckets)
-	// The buckets' series are written as wire bytes as they are built,
-	// unless a --label is not UTF-8: proto.Marshal, which then encodes
-	// them, refuses it as before.
-	p.direct = fl.stream && !slices.ContainsFunc(o.Labels, func(l *prompb.Label) bool {
-		return !utf8.ValidString(l.Name) || !utf8.ValidString(l.Value)
-	})
+	// The buckets' series are written as wire bytes as they are built
+	// (every --label is UTF-8: label.ParseFlags refuses one that is not).
+	p.direct = fl.stream
 	if err := p.start(); err != nil {
 		return err
 	}

@@ -1221,31 +1221,28 @@ func TestARefusalCallsOffTheRetriesOfTheRequestSentBesideIt(t *testing.T) {
 // --max-samples goes as two requests at once (the receiver stores them on
 // two cores); a small group stays one request.
 func TestAGroupOfSomeThousandSamplesGoesAsTwoRequestsAtOnceBelowMaxSamples(t *testing.T) {
-	text, _, _ := bigTape(3000)
-	f := newFake(t, nil)
-	f.delay = 30 * time.Millisecond
-	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), store(t, text)); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	// The small groups a request each, the big one (3 004 samples) two.
-	if f.n != 4 || f.maxInflight.Load() != 2 || f.mixed {
-		t.Errorf("%d requests, at most %d at once (two groups' at once: %v); want 4, 2 and no", f.n, f.maxInflight.Load(), f.mixed)
-	}
-	if got := len(f.got()); got != 3000+10 {
-		t.Errorf("took %d samples, want 3010", got)
-	}
+	pushInRequests(t, 4) // the small groups a request each, the big one (3 004 samples) two
 }
 
 func TestAGroupOfMoreThanMaxSamplesGoesAsRequestsTwoAtATime(t *testing.T) {
+	pushInRequests(t, 6, "--max-samples", "1000") // the big one four
+}
+
+// pushInRequests pushes a tape of two small groups around one of 3 004
+// samples to a receiver answering in 30 ms, and checks that it took
+// every sample in want requests, two at most and never two groups' at
+// once.
+func pushInRequests(t *testing.T, want int, flags ...string) {
+	t.Helper()
 	text, _, _ := bigTape(3000)
 	f := newFake(t, nil)
 	f.delay = 30 * time.Millisecond
-	if code, stderr := tgpush(context.Background(), "--once", "--max-samples", "1000", "--url", f.url(), store(t, text)); code != 0 {
+	args := append(append([]string{"--once"}, flags...), "--url", f.url(), store(t, text))
+	if code, stderr := tgpush(context.Background(), args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	// The small groups a request each, the big one (3 004 samples) four.
-	if f.n != 6 || f.maxInflight.Load() != 2 || f.mixed {
-		t.Errorf("%d requests, at most %d at once (two groups' at once: %v); want 6, 2 and no", f.n, f.maxInflight.Load(), f.mixed)
+	if f.n != want || f.maxInflight.Load() != 2 || f.mixed {
+		t.Errorf("%d requests, at most %d at once (two groups' at once: %v); want %d, 2 and no", f.n, f.maxInflight.Load(), f.mixed, want)
 	}
 	if got := len(f.got()); got != 3000+10 {
 		t.Errorf("took %d samples, want 3010", got)

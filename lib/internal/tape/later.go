@@ -24,8 +24,11 @@ var ErrUnknownKind = errors.New("a well-formed record of a kind this version doe
 // forward (Reader.Next, Resolve, tgpush's follower) or backward
 // (ScanBack), classifies lines here, so no two disagree on what is a
 // record, of which kind, and where a tape is damaged.
-func ParseOrLater(line []byte) (Record, error) {
-	rec, err := Parse(line)
+func ParseOrLater(line []byte) (Record, error) { return orLater(Parse(line)) }
+
+// orLater is a parse's outcome as ParseOrLater gives it: a line of a kind
+// added later is a Record of Kind Later.
+func orLater(rec Record, err error) (Record, error) {
 	if errors.Is(err, ErrUnknownKind) {
 		return Record{Kind: Later}, nil
 	}

@@ -410,18 +410,20 @@ type Parser struct {
 	labels []Label // the rest of the current chunk of labels
 }
 
-// labelChunk is how many labels a Parser's chunk holds.
-const labelChunk = 1024
+// labelChunk is how many labels a Parser's chunk holds; a chunk with
+// fewer than labelRoom left (more than a document's by= labels and a
+// histogram's le) is left for a new one, so that a line's labels fit.
+const (
+	labelChunk = 1024
+	labelRoom  = 16
+)
 
 // ParseOrLater is ParseOrLater's, from the parser's slabs.
 func (p *Parser) ParseOrLater(line []byte) (Record, error) {
-	if len(p.labels) < 16 {
+	if len(p.labels) < labelRoom {
 		p.labels = make([]Label, labelChunk)
 	}
-	rec, err := parseLine(line, p.text.String(line), p.labels[:0:len(p.labels)])
-	if errors.Is(err, ErrUnknownKind) {
-		return Record{Kind: Later}, nil
-	}
+	rec, err := orLater(parseLine(line, p.text.String(line), p.labels[:0:len(p.labels)]))
 	if n := len(rec.Labels); n > 0 {
 		if &rec.Labels[0] == &p.labels[0] { // not grown out of the chunk
 			p.labels = p.labels[n:]

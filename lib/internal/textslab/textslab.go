@@ -8,23 +8,20 @@
 //     (the collector frees it with the last), and a new one is started.
 //     A string therefore keeps its whole slab alive: a holder that keeps
 //     a few strings for long (a series' labels) should clone them.
-//   - Slabs start at Min bytes and double up to Max, so that a few short
-//     strings stay small; a string longer than a slab gets a slab its size.
+//   - Slabs start at minSize bytes and double up to maxSize, so that a few
+//     short strings stay small; a string longer than a slab gets a slab its
+//     size.
 package textslab
 
 import "unsafe"
 
-// Slab is the slab being filled. Its zero value uses DefaultMin and
-// DefaultMax.
-type Slab struct {
-	b        []byte
-	Min, Max int
-}
+// Slab is the slab being filled; its zero value is ready to use.
+type Slab struct{ b []byte }
 
-// The default slab sizes.
+// The slabs' sizes.
 const (
-	DefaultMin = 1 << 10
-	DefaultMax = 64 << 10
+	minSize = 1 << 10
+	MaxSize = 64 << 10 // a string longer than this has a slab of its own
 )
 
 // String returns a string of b's bytes, copied into the slab.
@@ -33,11 +30,7 @@ func (s *Slab) String(b []byte) string {
 		return ""
 	}
 	if cap(s.b)-len(s.b) < len(b) {
-		lo, hi := s.Min, s.Max
-		if lo == 0 {
-			lo, hi = DefaultMin, DefaultMax
-		}
-		s.b = make([]byte, 0, max(min(2*cap(s.b), hi), lo, len(b)))
+		s.b = make([]byte, 0, max(min(2*cap(s.b), MaxSize), minSize, len(b)))
 	}
 	n := len(s.b)
 	s.b = append(s.b, b...)
