@@ -296,7 +296,8 @@ func mapsEqual(a, b map[string]float64) bool {
 }
 
 // rewindCursor rewrites a tgpush cursor (the test's own reading of its
-// one line) to stand just past the tape's first seal, with zeroed= as
+// newest record, written back as one line, as an earlier tgpush wrote
+// it) to stand just past the tape's first seal, with zeroed= as
 // given: the cursor a kill leaves when it lands after the second group's
 // samples were taken and before the cursor moved past them.
 func rewindCursor(t *testing.T, cursor, st string, zeroed int) {
@@ -308,7 +309,7 @@ func rewindCursor(t *testing.T, cursor, st string, zeroed int) {
 	}
 	end := i + 1 + strings.IndexByte(tape[i+1:], '\n') + 1
 	bucket := strings.Fields(tape[i+1:])[1]
-	c := string(readFile(t, cursor))
+	c := cursorLine(readFile(t, cursor)) + "\n"
 	c = regexp.MustCompile(`offset=\d+`).ReplaceAllString(c, "offset="+strconv.Itoa(end))
 	c = regexp.MustCompile(`bucket=\S+`).ReplaceAllString(c, "bucket="+bucket)
 	c = regexp.MustCompile(`zeroed=\d`).ReplaceAllString(c, "zeroed="+strconv.Itoa(zeroed))

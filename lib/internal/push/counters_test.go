@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/internal/slotfile"
 )
 
 func TestCountersRunOnAcrossRunsWithAZeroBeforeEachSeriesAndEachMarkerOnlyGroupAtItsOwnMillisecond(t *testing.T) {
@@ -61,13 +63,18 @@ func TestACursorOfAnotherShapeIsRefusedNamingTheFlagsThatGoOn(t *testing.T) {
 	if len(f.got()) != before {
 		t.Fatal("samples were sent")
 	}
-	// A v=2 cursor (before sends=) was a per-bucket push: refused alike.
+	// A v=2 cursor (before sends=, one line written whole) was a
+	// per-bucket push: refused alike.
 	cursor := DefaultCursor(dir, f.url())
 	data, err := os.ReadFile(cursor)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2 := strings.Replace(strings.Replace(string(data), "v=3", "v=2", 1), " sends=buckets zeroed=0", "", 1)
+	rec, _, err := slotfile.Read(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := strings.Replace(strings.Replace(string(rec), "v=3", "v=2", 1), " sends=buckets zeroed=0", "", 1)
 	if err := os.WriteFile(cursor, []byte(v2), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/timbertally/timbertally/lib/internal/atomicfile"
 	"github.com/timbertally/timbertally/lib/internal/command"
 	"github.com/timbertally/timbertally/lib/internal/lockfile"
+	"github.com/timbertally/timbertally/lib/internal/slotfile"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 	"github.com/timbertally/timbertally/lib/protocol"
 )
@@ -24,7 +24,7 @@ import (
 // Cursor is where tgpush resumes on a tape: the offset just past the last
 // group the receiver took, the tape's identity, and that group's bucket.
 //
-// The file is one line: "tgpush v=3 offset=N dev=D ino=I sig=HEX
+// The record is one line: "tgpush v=3 offset=N dev=D ino=I sig=HEX
 // siglen=L bucket=RFC3339 width=D after=K labels=NAME=VALUE,…
 // sends=SHAPE zeroed=0|1 [from=RFC3339]". It holds no URL, header or secret. from= is the first
 // run's --from TIME, kept so that every later run, after a kill too, skips
@@ -39,7 +39,10 @@ import (
 // re-send of a zero older than the series' newest sample would be refused
 // as out of order). A v=1 cursor (before after= and labels=) reads as
 // after=0 with its labels unknown, a v=2 (before sends=) as sends=buckets;
-// the next save writes v=3.
+// the next save writes v=3. The file holds the record twice, in the two
+// slots of package slotfile (each with seq= and sum= after it): a save a
+// group costs one fdatasync, not a replaced file's two fsyncs and rename.
+// A file of the record alone, as tgpush wrote before, is read as it is.
 type Cursor struct {
 	Offset int64
 	ID     identity
@@ -77,7 +80,10 @@ func loadCursor(path string) (c Cursor, ok bool, err error) {
 	if err != nil {
 		return c, false, fmt.Errorf("tgpush: cannot read the cursor %s: %v", path, err)
 	}
-	c, err = parseCursor(string(data))
+	rec, _, err := slotfile.Read(data)
+	if err == nil {
+		c, err = parseCursor(string(rec))
+	}
 	if err != nil {
 		return c, false, fmt.Errorf("tgpush: the cursor %s is damaged (%v); fix it, or remove it and start again with --from (start re-sends what the receiver holds, which it takes as duplicates)", path, err)
 	}
@@ -235,8 +241,8 @@ func boolDigit(b bool) int {
 	return 0
 }
 
-func (c Cursor) save(path string) error {
-	if err := atomicfile.WriteFile(path, c.format()); err != nil {
+func (c Cursor) save(w *slotfile.Writer, path string) error {
+	if err := w.Save(c.format()); err != nil {
 		return fmt.Errorf("tgpush: cannot save the cursor %s: %v; nothing after it is lost: the next run re-sends from the last saved cursor", path, err)
 	}
 	return nil

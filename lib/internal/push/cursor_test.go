@@ -1,13 +1,18 @@
 package push
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/timbertally/timbertally/lib/internal/slotfile"
 	"github.com/timbertally/timbertally/lib/internal/tape"
 )
 
@@ -15,7 +20,9 @@ func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 	c := Cursor{Offset: 45975, ID: identity{Dev: 65024, Ino: 9978322, Sig: 0xe12ffae5, SigLen: 256}, Bucket: 1796121330 * 1e9, Width: 10 * time.Second,
 		After: 2, Labels: []tape.Label{{Name: "dc", Value: "eu, west=1"}, {Name: "host", Value: "web1"}}, Known: true, Sends: SendsCounters, Zeroed: true}
 	path := filepath.Join(t.TempDir(), "c")
-	if err := c.save(path); err != nil {
+	w := slotfile.NewWriter(path) // the first save replaces the file, the second writes in place
+	defer w.Close()
+	if err := c.save(w, path); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := loadCursor(path)
@@ -26,7 +33,7 @@ func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 		t.Errorf("format %q, want %q", c.format(), want)
 	}
 	c.From = 1796121340 * 1e9
-	if err := c.save(path); err != nil {
+	if err := c.save(w, path); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, err := loadCursor(path); err != nil || !reflect.DeepEqual(got, c) || !strings.HasSuffix(string(c.format()), " from=2026-12-01T10:35:40Z\n") {
@@ -119,4 +126,66 @@ func FuzzHeaders(f *testing.F) {
 			t.Fatalf("%q gave %q", h, hs)
 		}
 	})
+}
+
+// The cursor is saved in place after each group; a power cut that tears
+// the last save leaves the save before it, and the next run re-sends the
+// one group after that: each series' newest sample again, which a
+// receiver takes as a duplicate. Both saves torn is a damaged cursor,
+// never a fresh start.
+func TestACursorWhoseLastSaveWasTornResumesAtTheGroupBeforeAndReSendsOnlyThatGroup(t *testing.T) {
+	f := newFake(t, nil)
+	dir := store(t, threeGroups)
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sent := func() []string { // every sample answered 2xx, duplicates kept
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return slices.Clone(f.samples)
+	}
+	first := sent()
+	path := DefaultCursor(dir, f.url())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, seq, err := slotfile.Read(data)
+	if err != nil || seq < 3 {
+		t.Fatalf("cursor after three groups: seq %d, %v (want a save a group, the last ones in slots)", seq, err)
+	}
+	newest := 0
+	if seq%2 == 1 {
+		newest = len(data) / 2
+	}
+	torn := bytes.Clone(data)
+	copy(torn[newest+20:], "\x00\x00\x00") // a sector half written
+	if err := os.WriteFile(path, torn, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir); code != 0 {
+		t.Fatalf("after a torn save: exit %d: %s", code, stderr)
+	}
+	again := sent()[len(first):]
+	stamp := func(s string) string { return strings.Fields(s)[1] }
+	last := slices.MaxFunc(first, func(a, b string) int { return strings.Compare(stamp(a), stamp(b)) })
+	var want []string
+	for _, s := range first {
+		if stamp(s) == stamp(last) {
+			want = append(want, s)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(again)
+	if len(want) == 0 || !slices.Equal(again, want) {
+		t.Fatalf("after a torn save the receiver got %q, want the last group again: %q", again, want)
+	}
+	data, _ = os.ReadFile(path)
+	torn = bytes.Clone(data)
+	torn[20], torn[len(data)/2+20] = '#', '#'
+	os.WriteFile(path, torn, 0o644)
+	code, stderr := tgpush(context.Background(), "--once", "--url", f.url(), dir)
+	if code != 1 || !strings.Contains(stderr, "is damaged (neither of its two slots is whole") || !strings.Contains(stderr, "--from") {
+		t.Fatalf("both slots torn: exit %d: %s", code, stderr)
+	}
 }

@@ -45,8 +45,10 @@
 //     (labels=); a run with another set is refused before it sends.
 //   - The cursor (the tape's byte offset just past a seal, with the tape's
 //     identity) is advanced only after the receiver answered 2xx for every
-//     sample before it, and is replaced atomically: after a kill -9 the
-//     next run re-sends at most the samples of the batch in flight, the
+//     sample before it, and is saved durably in place in one of two
+//     checksummed slots (package slotfile), so that a save cut off by a
+//     kill or a power cut leaves the save before it: the next run re-sends
+//     at most the samples of the group in flight or the one before, the
 //     same values at the same timestamps, which receivers take as
 //     duplicates. The receiver therefore holds exactly the tape's values.
 //   - Nothing is dropped on a fault: a receiver down, a timeout, a 5xx, a

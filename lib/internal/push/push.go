@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/timbertally/timbertally/lib/internal/shell"
+	"github.com/timbertally/timbertally/lib/internal/slotfile"
 	"github.com/timbertally/timbertally/lib/internal/tallystore"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
@@ -48,12 +49,13 @@ type pusher struct {
 	fl      *follower
 	s       *sender
 	cur     Cursor
-	skip    int64       // groups whose bucket starts before it are not sent (--from TIME)
-	limit   int64       // --once: the tape's length at start
-	last    tape.Record // the newest seal read (from the cursor at start)
-	after   int         // marker-only groups pushed since last's seal (tape.MarkerMs)
-	held    []Group     // marker-only groups with no millisecond left before the next bucket's: they go with its seal
-	fresh   bool        // the run started without a cursor
+	cw      *slotfile.Writer // the cursor's file, saved in place
+	skip    int64            // groups whose bucket starts before it are not sent (--from TIME)
+	limit   int64            // --once: the tape's length at start
+	last    tape.Record      // the newest seal read (from the cursor at start)
+	after   int              // marker-only groups pushed since last's seal (tape.MarkerMs)
+	held    []Group          // marker-only groups with no millisecond left before the next bucket's: they go with its seal
+	fresh   bool             // the run started without a cursor
 	prog    *progress
 	out     sync.Mutex // notes and progress: a group is built while the one before it is sent
 	quirked tape.LaterKinds
@@ -83,7 +85,8 @@ func Run(ctx context.Context, o *Options) error {
 		return fmt.Errorf("tgpush: cannot read the tape: %v", err)
 	}
 	defer fl.Close()
-	p := &pusher{o: o, fl: fl}
+	p := &pusher{o: o, fl: fl, cw: slotfile.NewWriter(o.Cursor)}
+	defer p.cw.Close()
 	fl.quirks = p.quirk
 	// The secrets are read before start saves a first run's cursor: a
 	// missing token file must leave no cursor that refuses the --from of
@@ -201,7 +204,7 @@ func (p *pusher) changed(cur Cursor) Changed {
 // under.
 func (p *pusher) save() error {
 	p.cur.Labels, p.cur.Known, p.cur.Sends = tapeLabels(p.o.Labels), true, p.shape.sends()
-	return p.cur.save(p.o.Cursor)
+	return p.cur.save(p.cw, p.o.Cursor)
 }
 
 // sameFrom reports whether --from repeats the lower bound the cursor
