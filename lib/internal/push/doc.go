@@ -48,7 +48,7 @@
 //     sample before it, and is saved durably in place in one of two
 //     checksummed slots (package slotfile), so that a save cut off by a
 //     kill or a power cut leaves the save before it: the next run re-sends
-//     at most the samples of the group in flight or the one before, the
+//     at most the samples of the group in flight or whose save was cut, the
 //     same values at the same timestamps, which receivers take as
 //     duplicates. The receiver therefore holds exactly the tape's values.
 //   - Nothing is dropped on a fault: a receiver down, a timeout, a 5xx, a
