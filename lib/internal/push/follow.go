@@ -279,6 +279,7 @@ func (fl *follower) reuseRecs(maxBytes int64) {
 		fl.recs = make([]tape.Record, 0, min(maxBytes/minSeriesLine, maxKeptRecs))
 	}
 	fl.recs = fl.recs[:0]
+	fl.parser.RewindSeries() // the series records that held its strings are gone with them
 }
 
 // minSeriesLine is about the shortest series line a store's tape has

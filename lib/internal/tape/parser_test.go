@@ -69,3 +69,40 @@ func FuzzAParserReadsALineAsParseOrLater(f *testing.F) {
 		checkParser(t, &p, line)
 	})
 }
+
+// RewindSeries reuses the series records' slabs only: a seal or a marker
+// parsed before it keeps its strings while the series after it write over
+// the series before, and once the slabs exist a rewound read of as many
+// lines allocates nothing.
+func TestAParsersRewindReusesOnlyTheSeriesSlabsAndThenAllocatesNothing(t *testing.T) {
+	var p Parser
+	seal := checkParser(t, &p, []byte("seal 2026-12-05T10:00:00Z width=10s entries=5 at=web:120,api:7"))
+	drop := checkParser(t, &p, []byte("!drop id=web offset=0 end=10 count=2 reason=format"))
+	var lines [][]byte
+	for i := range 3000 {
+		lines = append(lines, fmt.Appendf(nil, `2026-12-05T10:00:00Z requests{path="/item/%d/%s",status="200"} %d`, i, strings.Repeat("x", i%100), i))
+	}
+	for _, l := range lines {
+		checkParser(t, &p, l)
+	}
+	p.RewindSeries()
+	if allocs := testing.AllocsPerRun(5, func() {
+		for _, l := range lines {
+			if _, err := p.ParseOrLater(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.RewindSeries()
+	}); allocs != 0 {
+		t.Errorf("a rewound read of as many lines allocated %.0f times", allocs)
+	}
+	for _, l := range lines { // the records after a rewind read as the lines say
+		checkParser(t, &p, l)
+	}
+	if want, _ := ParseOrLater([]byte("seal 2026-12-05T10:00:00Z width=10s entries=5 at=web:120,api:7")); !reflect.DeepEqual(seal, want) {
+		t.Errorf("the seal changed under the series after it: %+v", seal)
+	}
+	if drop.ID != "web" || drop.Reason != "format" {
+		t.Errorf("the marker changed under the series after it: %+v", drop)
+	}
+}

@@ -401,18 +401,27 @@ func parseLine(line []byte, s string, labels []Label) (Record, error) {
 // A Parser parses lines as ParseOrLater does, but a record's strings and
 // label slice come from the parser's slabs instead of an allocation each
 // (lib/internal/textslab): a reader that parses every line of a backlog
-// (tgpush) allocates a slab now and then, not twice a line, and leaves the
-// collector little to do. A record keeps its slabs alive, and they are
-// never reused: a reader that keeps a record's strings for long (the
-// running totals' series) should clone them.
+// (tgpush) allocates nothing once its slabs are made, and leaves the
+// collector nothing to do.
+//
+// Series records (the bulk of a tape) take their strings and labels from
+// slabs used again after RewindSeries: the caller calls it once every
+// series record parsed before is dead (tgpush: when a read's records are
+// written over by the next read's), or the slabs grow with everything it
+// parsed. The other records' strings come from slabs never reused, which
+// the collector frees with the last string held: a reader may keep a seal
+// or a marker across reads.
 type Parser struct {
-	text   textslab.Slab
-	labels []Label // the rest of the current chunk of labels
+	text   textslab.Slab  // the other records' strings
+	series textslab.Arena // the series records' strings
+	labels []Label        // the rest of the current chunk of labels
+	chunks [][]Label      // the chunks of labels, used again after RewindSeries
+	used   int            // chunks[:used] are taken
 }
 
 // labelChunk is how many labels a Parser's chunk holds; a chunk with
 // fewer than labelRoom left (more than a document's by= labels and a
-// histogram's le) is left for a new one, so that a line's labels fit.
+// histogram's le) is left for the next, so that a line's labels fit.
 const (
 	labelChunk = 1024
 	labelRoom  = 16
@@ -420,10 +429,13 @@ const (
 
 // ParseOrLater is ParseOrLater's, from the parser's slabs.
 func (p *Parser) ParseOrLater(line []byte) (Record, error) {
-	if len(p.labels) < labelRoom {
-		p.labels = make([]Label, labelChunk)
+	if len(line) == 0 || line[0] < '0' || line[0] > '9' { // no series: no time first
+		return orLater(parseLine(line, p.text.String(line), nil))
 	}
-	rec, err := orLater(parseLine(line, p.text.String(line), p.labels[:0:len(p.labels)]))
+	if len(p.labels) < labelRoom {
+		p.labels = p.nextChunk()
+	}
+	rec, err := orLater(parseLine(line, p.series.String(line), p.labels[:0:len(p.labels)]))
 	if n := len(rec.Labels); n > 0 {
 		if &rec.Labels[0] == &p.labels[0] { // not grown out of the chunk
 			p.labels = p.labels[n:]
@@ -431,6 +443,28 @@ func (p *Parser) ParseOrLater(line []byte) (Record, error) {
 		rec.Labels = rec.Labels[:n:n] // an append by the caller copies out
 	}
 	return rec, err
+}
+
+// nextChunk returns the next free chunk of labels.
+func (p *Parser) nextChunk() []Label {
+	if p.used == len(p.chunks) {
+		p.chunks = append(p.chunks, make([]Label, labelChunk))
+	}
+	p.used++
+	return p.chunks[p.used-1]
+}
+
+// maxKeptChunks bounds the label chunks kept across a RewindSeries.
+const maxKeptChunks = 256
+
+// RewindSeries makes the series slabs free again: every series record
+// parsed before is dead.
+func (p *Parser) RewindSeries() {
+	p.series.Rewind()
+	if len(p.chunks) > maxKeptChunks {
+		p.chunks = nil
+	}
+	p.labels, p.used = nil, 0
 }
 
 // clipLen bounds how much of a malformed line an error quotes: a label
