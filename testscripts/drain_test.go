@@ -239,7 +239,10 @@ func drainRound(t *testing.T, h *crashHarness, rng *rand.Rand, round int) int {
 	}
 	got := readFile(t, filepath.Join(dir, "tape"))
 	if n := accounted(t, got); n != int64(len(s.lines)) {
-		t.Errorf("round %d (%d kills): the tape accounts for %d entries, the server wrote %d", round, kills, n, len(s.lines))
+		// feed's warnings say whether the test's own writer stalled past
+		// --rotate-wait on a starved machine (a writer later than the
+		// drain, which feed warns of and does not count, by contract).
+		t.Errorf("round %d (%d kills): the tape accounts for %d entries, the server wrote %d; feed's runs said:\n%s", round, kills, n, len(s.lines), errs)
 	}
 
 	// The re-derivation from the history: the generations, oldest first.
