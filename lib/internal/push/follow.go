@@ -188,21 +188,26 @@ func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 	passing := false // over a group larger than maxBytes, to its seal
 	for maxBytes == 0 || fl.off-start < maxBytes {
 		at := pos
-		rec, line, err := fl.next(r, &pos)
+		// Each line is parsed in the records' next place; any but a
+		// series line's record is taken out of it at once.
+		rec := fl.place()
+		line, err := fl.next(r, &pos, rec)
+		if err != nil || rec.Kind != tape.Series || passing {
+			fl.recs = fl.recs[:len(fl.recs)-1]
+		}
 		if err == io.EOF || errors.Is(err, tape.ErrTorn) {
 			break
 		}
 		if err != nil {
 			return groups, err
 		}
-		switch rec.Kind {
+		switch rec.Kind { // a record taken out is read before the next place() writes over it
 		case tape.Later:
 			fl.quirk(at, tape.LaterWord(line)) // a record kind added after this tgpush: it carries no sample
 		case tape.Series:
 			if passing {
 				break
 			}
-			fl.recs = append(fl.recs, rec)
 			if fl.stream && maxBytes > 0 && pos-fl.off > maxBytes {
 				if len(groups) > 0 {
 					return groups, nil // the big group alone, next read
@@ -210,13 +215,13 @@ func (fl *follower) read(limit, maxBytes int64) ([]Group, error) {
 				passing, fl.recs = true, fl.recs[:first]
 			}
 		case tape.Late, tape.Drop, tape.Cap:
-			g.Markers = append(g.Markers, rec)
+			g.Markers = append(g.Markers, *rec)
 		case tape.Seal:
 			if passing {
-				fl.big = &bigGroup{seal: rec, markers: g.Markers, next: fl.off, end: pos}
+				fl.big = &bigGroup{seal: *rec, markers: g.Markers, next: fl.off, end: pos}
 				return fl.part(maxBytes)
 			}
-			g.Seal, g.End = rec, pos
+			g.Seal, g.End = *rec, pos
 			if len(fl.recs) > first {
 				g.Series = fl.recs[first:len(fl.recs):len(fl.recs)]
 			}
@@ -245,7 +250,11 @@ func (fl *follower) part(maxBytes int64) ([]Group, error) {
 	pos := bg.next
 	for pos-bg.next < maxBytes {
 		at := pos
-		rec, _, err := fl.next(r, &pos)
+		rec := fl.place()
+		_, err := fl.next(r, &pos, rec)
+		if err != nil || rec.Kind != tape.Series {
+			fl.recs = fl.recs[:len(fl.recs)-1]
+		}
 		if err == io.EOF || errors.Is(err, tape.ErrTorn) { // read to its seal before: the tape changed under tgpush
 			return nil, fmt.Errorf("tgpush: reading %s again at byte %d: %v", fl.path, at, err)
 		}
@@ -253,8 +262,6 @@ func (fl *follower) part(maxBytes int64) ([]Group, error) {
 			return nil, err
 		}
 		switch rec.Kind {
-		case tape.Series:
-			fl.recs = append(fl.recs, rec)
 		case tape.Seal:
 			g.Series = fl.recs
 			g.Part, g.Markers, g.End = false, bg.markers, bg.end
@@ -286,29 +293,40 @@ func (fl *follower) reuseRecs(maxBytes int64) {
 // (a bucket's time, a short metric name without labels, a small value).
 const minSeriesLine = 40
 
-// next reads and parses r's next line, which starts at *pos, and moves
-// *pos past it. io.EOF and tape.ErrTorn (the tape's end, a torn last line)
-// come as they are; a line that is no record is explained (damaged).
-func (fl *follower) next(r *tape.Reader, pos *int64) (tape.Record, []byte, error) {
+// place returns the records' next place, appended to fl.recs: the next
+// line is parsed there, so that a series record is not copied into it.
+func (fl *follower) place() *tape.Record {
+	if len(fl.recs) == cap(fl.recs) {
+		fl.recs = append(fl.recs, tape.Record{})
+	} else {
+		fl.recs = fl.recs[:len(fl.recs)+1] // what is there is written over whole
+	}
+	return &fl.recs[len(fl.recs)-1]
+}
+
+// next reads r's next line, which starts at *pos, parses it into *rec
+// and moves *pos past it. io.EOF and tape.ErrTorn (the tape's end, a torn
+// last line) come as they are; a line that is no record is explained
+// (damaged).
+func (fl *follower) next(r *tape.Reader, pos *int64, rec *tape.Record) ([]byte, error) {
 	line, err := r.ReadLine()
 	if err == io.EOF || errors.Is(err, tape.ErrTorn) {
-		return tape.Record{}, nil, err
+		return nil, err
 	}
 	if err != nil {
-		return tape.Record{}, nil, fmt.Errorf("tgpush: reading %s: %v", fl.path, err)
+		return nil, fmt.Errorf("tgpush: reading %s: %v", fl.path, err)
 	}
 	at := *pos
 	*pos += int64(len(line)) + 1
-	var rec tape.Record
 	if fl.stream {
-		rec, err = fl.parser.ParseOrLater(line)
+		err = fl.parser.ParseInto(rec, line)
 	} else {
-		rec, err = tape.ParseOrLater(line)
+		*rec, err = tape.ParseOrLater(line)
 	}
 	if err != nil {
-		return rec, line, fl.damaged(at, err)
+		return line, fl.damaged(at, err)
 	}
-	return rec, line, nil
+	return line, nil
 }
 
 // quirk reports a line of a kind this tgpush does not know.

@@ -429,20 +429,38 @@ const (
 
 // ParseOrLater is ParseOrLater's, from the parser's slabs.
 func (p *Parser) ParseOrLater(line []byte) (Record, error) {
+	var r Record
+	err := p.ParseInto(&r, line)
+	return r, err
+}
+
+// ParseInto is ParseOrLater into *r, which it overwrites whole: a series
+// line, the bulk of a tape, is parsed in place (a Record is 160 bytes,
+// copied once a call level otherwise).
+func (p *Parser) ParseInto(r *Record, line []byte) error {
 	if len(line) == 0 || line[0] < '0' || line[0] > '9' { // no series: no time first
-		return orLater(parseLine(line, p.text.String(line), nil))
+		var err error
+		*r, err = orLater(parseLine(line, p.text.String(line), nil))
+		return err
 	}
 	if len(p.labels) < labelRoom {
 		p.labels = p.nextChunk()
 	}
-	rec, err := orLater(parseLine(line, p.series.String(line), p.labels[:0:len(p.labels)]))
-	if n := len(rec.Labels); n > 0 {
-		if &rec.Labels[0] == &p.labels[0] { // not grown out of the chunk
+	// A line that starts with a digit is a series line or damage (parse:
+	// no kind word starts with one); its error is parseLine's.
+	s := p.series.String(line)
+	ts, rest, _ := strings.Cut(s, " ")
+	if err := parseSeriesInto(r, ts, rest, p.labels[:0:len(p.labels)]); err != nil {
+		*r = Record{}
+		return fmt.Errorf("malformed tape record %q: %w", clip(line), err)
+	}
+	if n := len(r.Labels); n > 0 {
+		if &r.Labels[0] == &p.labels[0] { // not grown out of the chunk
 			p.labels = p.labels[n:]
 		}
-		rec.Labels = rec.Labels[:n:n] // an append by the caller copies out
+		r.Labels = r.Labels[:n:n] // an append by the caller copies out
 	}
-	return rec, err
+	return nil
 }
 
 // nextChunk returns the next free chunk of labels.
@@ -507,20 +525,29 @@ func parse(s string, labels []Label) (Record, error) {
 var errNoRecord = errors.New("a tape line is a series (a time first), a seal, !late, !drop, !cap or end record, or a later kind's: a kind word ([!]?[a-z][a-z0-9_-]*) and then key=value words one space apart, keys [a-z][a-z0-9_]*, values printable ASCII without a space, and nothing else (no tab, CR or trailing space)")
 
 func parseSeries(ts, rest string, labels []Label) (Record, error) {
-	r := Record{Kind: Series}
+	var r Record
+	err := parseSeriesInto(&r, ts, rest, labels)
+	return r, err
+}
+
+// parseSeriesInto parses a series line's time ts and the rest into *r,
+// which it overwrites whole: a reader of many lines parses each into its
+// place in an array rather than copying a record up through the calls.
+func parseSeriesInto(r *Record, ts, rest string, labels []Label) error {
+	*r = Record{Kind: Series}
 	var err error
 	if r.Start, err = ParseTime(ts); err != nil {
-		return r, err
+		return err
 	}
 	sp := strings.LastIndexByte(rest, ' ')
 	if sp < 0 {
-		return r, errors.New("a series line is TIME SERIES VALUE")
+		return errors.New("a series line is TIME SERIES VALUE")
 	}
 	if r.Value, err = parseValue(rest[sp+1:]); err != nil {
-		return r, err
+		return err
 	}
 	r.Metric, r.Labels, err = parseSeriesText(rest[:sp], labels)
-	return r, err
+	return err
 }
 
 // parseValue parses a finite decimal value.
