@@ -1,0 +1,78 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+)
+
+// generalExtractor is namedExtractor with its straight-line cuts turned
+// off: the compiled cutter alone, the one a fast cut must agree with.
+func generalExtractor(t testing.TB, format string) *Extractor {
+	x := namedExtractor(t, format)
+	if x.nf != nil {
+		x.nf.fast = nil
+	}
+	return x
+}
+
+// fastCutFormats are the formats FuzzNamedFastCuts holds to their
+// general cutter, with lines of theirs to start from.
+var fastCutFormats = []struct {
+	format, file string
+	seeds        []string
+}{
+	{"squid", "squid.log", []string{
+		"1286536309.450     98 192.168.0.68 TCP_MISS/200 411 GET http://www.google.com/ - DIRECT/74.125.77.99 text/html",
+		"1286536309.450 98  192.168.0.68   TCP_MISS/200  411  GET  http://x/ -  DIRECT/1.2.3.4  text/html ",
+		" 1286536309.450 98 h TCP_MISS/200 411 GET u - DIRECT/a t",
+		"1286536309 -98 h TCP_MISS/200 411 GET u - DIRECT/a t",
+		"1286536309 98 h TCP MISS/200 411 GET u - DIRECT/a t/x y",
+		"1286536309 98 h TCP_MISS/20 411 GET u - DIRECT/a/b t",
+		"1286536309 98.5 h /200 - GET u - DIRECT/ t",
+	}},
+}
+
+// FuzzNamedFastCuts checks each straight-line cut against the compiled
+// cutter it stands in for: on any line, the same reason, and for an
+// entry the same time, fields and numbers.
+func FuzzNamedFastCuts(f *testing.F) {
+	type pair struct{ fast, general *Extractor }
+	var pairs []pair
+	for i, c := range fastCutFormats {
+		fast, general := namedExtractor(f, c.format), generalExtractor(f, c.format)
+		fast.CutRequests()
+		general.CutRequests()
+		pairs = append(pairs, pair{fast, general})
+		for _, l := range fixtureLines(f, c.file) {
+			f.Add(uint8(i), string(l))
+		}
+		for _, l := range c.seeds {
+			f.Add(uint8(i), l)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, line string) {
+		if strings.Contains(line, "\n") {
+			return
+		}
+		p := pairs[int(which)%len(pairs)]
+		sameCut(t, p.fast, p.general, []byte(line))
+	})
+}
+
+// TestSquidPaddingIsReadInPlaceWithoutACopy extracts a padded squid line:
+// its fields are the line's own bytes, not a squeezed copy's, and read
+// as the general cutter reads them.
+func TestSquidPaddingIsReadInPlaceWithoutACopy(t *testing.T) {
+	line := []byte("1286536309.450     98 192.168.0.68 TCP_MISS/200 411 GET http://www.google.com/ - DIRECT/74.125.77.99 text/html")
+	x := namedExtractor(t, "squid")
+	var e Entry
+	if r := x.Extract(line, &e); r != "" {
+		t.Fatalf("dropped: %s", r)
+	}
+	for i, n := range x.names[:x.ownFields()] {
+		if !within(e.Fields[i], line) {
+			t.Errorf("field %s (%q) is not the line's own bytes", n, e.Fields[i])
+		}
+	}
+	sameCut(t, x, generalExtractor(t, "squid"), line)
+}
