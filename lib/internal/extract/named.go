@@ -28,6 +28,7 @@ type namedFormat struct {
 	hap      *haproxyFields // fast HAProxy: its fields' indexes
 	env      *envoyFields   // fast Envoy: its fields' indexes
 	squid    *squidFields   // fast squid: its fields' indexes
+	elb      *elbFields     // fast awselb: its fields' indexes
 	squeeze  bool
 	syslog   bool
 }
@@ -65,6 +66,10 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 		nf.fast, nf.hap = fastTCPLog, haproxyIndexes(names, true)
 	case "squid":
 		nf.fast, nf.squid = fastSquid, squidIndexes(names)
+	case "awselb":
+		if nf.elb = elbIndexes(l, nf.main); nf.elb != nil {
+			nf.fast = fastAWSELB
+		}
 	case "envoy":
 		if l.Source == doc.EnvoyDefault {
 			nf.fast, nf.env = fastEnvoy, envoyIndexes(names)
