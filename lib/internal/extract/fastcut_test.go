@@ -37,6 +37,14 @@ var fastCutFormats = []struct {
 		` lb 1.2.3.4:2817 - 0.1 0.2 0.3 503 0 120 0 "GET / HTTP/1.1" "ua"  -`,
 		`2015-05-13T23:39:43.945958Z lb 1.2.3.4:2817 - 0.1 0.2 0.3 503 0 120 0 "GET / HTTP/1.1" "ua"x - -`,
 	}},
+	{"cloudstorage", "cloudstorage.log", []string{
+		`"1392141213000000","2001:db8::1","2","","PUT","/example-bucket/photo.jpg","503","2048","0","2500","storage.googleapis.com","","curl/7.35.0","AEnB2UoJ","PUT_Object","example-bucket","photo.jpg"`,
+		`"1392141213000000","2001:db8::1","2","","PUT","/a\"b","503","-","0","-","h","","c","A","P","b","p"`,
+		`"1392141213000000","2001:db8::1","2","","PUT","/a\","503","-","0","-","h","","c","A","P","b","p"`, // an escaped quote: a field fewer
+		`"1392141213000000","2001:db8::1","2","","PUT","/a","-1","-","0000000000000000","1.5","h","","c","A","P","b","p"`,
+		`"1392141213000000","2001:db8::1","2","","PUT","/a","200","7","0","-2","h","","c","A","P","b","p"x`,
+		`"1392141213000000","2001:db8::1","2","","PUT","/a","200","7","0","x","h","","c","A","P","b"`,
+	}},
 }
 
 // FuzzNamedFastCuts checks each straight-line cut against the compiled

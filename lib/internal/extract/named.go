@@ -29,6 +29,7 @@ type namedFormat struct {
 	env      *envoyFields   // fast Envoy: its fields' indexes
 	squid    *squidFields   // fast squid: its fields' indexes
 	elb      *elbFields     // fast awselb: its fields' indexes
+	csv      *quotedCSV     // fast quoted fields only (cloudstorage): the columns
 	squeeze  bool
 	syslog   bool
 }
@@ -73,6 +74,10 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 	case "envoy":
 		if l.Source == doc.EnvoyDefault {
 			nf.fast, nf.env = fastEnvoy, envoyIndexes(names)
+		}
+	case "cloudstorage":
+		if nf.csv = quotedCSVOf(l, nf.main); nf.csv != nil {
+			nf.fast = fastQuotedCSV
 		}
 	}
 	for _, vl := range l.Variants {
