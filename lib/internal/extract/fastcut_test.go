@@ -37,6 +37,15 @@ var fastCutFormats = []struct {
 		` lb 1.2.3.4:2817 - 0.1 0.2 0.3 503 0 120 0 "GET / HTTP/1.1" "ua"  -`,
 		`2015-05-13T23:39:43.945958Z lb 1.2.3.4:2817 - 0.1 0.2 0.3 503 0 120 0 "GET / HTTP/1.1" "ua"x - -`,
 	}},
+	{"traefikclf", "traefikclf.log", []string{
+		`192.168.2.1 - - [13/Aug/2018:10:20:30 +0000] "GET /whoami HTTP/1.1" 200 438 "-" "curl/7.58.0" 1 "whoami@docker" "http://172.18.0.4:80" 1ms`,
+		`10.0.0.9 - - [13/Aug/2018:10:20:33 +0000] "GET / HTTP/1.1" 200 17 "-" "curl" - "a\"b" "" 1.5ms`,
+		`10.0.0.9 - - [13/Aug/2018:10:20:33 +0000] "GET / HTTP/1.1" 200 17 "-" "curl" -4 "api@file" "http://172.18.0.6:9000" -ms`,
+		`10.0.0.9 - - [13/Aug/2018:10:20:33 +0000] "GET / HTTP/1.1" 200 17 "-" "curl" 4 "api@file" "http://172.18.0.6:9000" 3ms `,
+		`10.0.0.9 - - [13/Aug/2018:10:20:33 +0000] "GET / HTTP/1.1" 200 17 "-" "curl" 4 "api@file""http://172.18.0.6:9000" 3ms`,
+		`10.0.0.9 - - [13/Aug/2018:10:20:33 +0000] "GET / HTTP/1.1" 200 17 "-" "curl" 4 "api@file" "x" 3m`,
+		`10.0.0.9 - - [13/Aug/2018:10:20:33 +0000] "GET / HTTP/1.1" 200 17 "-" "curl" 4 "api@file" "x" 3mss`,
+	}},
 	{"cloudstorage", "cloudstorage.log", []string{
 		`"1392141213000000","2001:db8::1","2","","PUT","/example-bucket/photo.jpg","503","2048","0","2500","storage.googleapis.com","","curl/7.35.0","AEnB2UoJ","PUT_Object","example-bucket","photo.jpg"`,
 		`"1392141213000000","2001:db8::1","2","","PUT","/a\"b","503","-","0","-","h","","c","A","P","b","p"`,

@@ -30,6 +30,7 @@ type namedFormat struct {
 	squid    *squidFields   // fast squid: its fields' indexes
 	elb      *elbFields     // fast awselb: its fields' indexes
 	csv      *quotedCSV     // fast quoted fields only (cloudstorage): the columns
+	traefik  *traefikFields // fast traefikclf: its tail's fields' indexes
 	squeeze  bool
 	syslog   bool
 }
@@ -74,6 +75,10 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 	case "envoy":
 		if l.Source == doc.EnvoyDefault {
 			nf.fast, nf.env = fastEnvoy, envoyIndexes(names)
+		}
+	case "traefikclf":
+		if nf.traefik = traefikIndexes(l, nf.main); nf.traefik != nil {
+			nf.fast = fastTraefikCLF
 		}
 	case "cloudstorage":
 		if nf.csv = quotedCSVOf(l, nf.main); nf.csv != nil {
