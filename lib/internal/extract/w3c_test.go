@@ -7,34 +7,6 @@ import (
 	"testing"
 )
 
-// TestSepMaskFlagsExactlyTheSeparatorBytes compares sepMask with a byte
-// loop on words rich in the separator and its neighbours (byteMask's
-// borrow flags a '!' after a ' ', a '\b' after a '\t').
-func TestSepMaskFlagsExactlyTheSeparatorBytes(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte{' ', '!', '\t', '\b', '\n', 0, 0x80, 0xa0, 0x89, 0xff, 'a', 0x1f}
-	for range 100000 {
-		var b [8]byte
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		for _, sep := range []byte{' ', '\t'} {
-			var want uint64
-			for i, c := range b {
-				if c == sep {
-					want |= 0x80 << (8 * i)
-				}
-			}
-			if got := sepMask(binary.LittleEndian.Uint64(b[:]), sep); got != want {
-				t.Fatalf("% x, separator %q: mask %#x, want %#x", b, sep, got, want)
-			}
-			if got := tailSepMask(b[:5], sep); got != want&(1<<40-1) {
-				t.Fatalf("% x, separator %q: tail mask %#x, want %#x", b[:5], sep, got, want&(1<<40-1))
-			}
-		}
-	}
-}
-
 // TestW3CColumnsSplitAtTheSeparatorsOnly reads lines whose columns start
 // with the byte after the separator ('!' after ' ', '\b' after '\t'),
 // some of them long (read by IndexByte past their first words), with
@@ -86,5 +58,33 @@ func TestW3CFieldAHeaderNoLongerNamesIsEmptyOnTheLinesAfterIt(t *testing.T) {
 	}
 	if v, ok := e.Number(x.Field("sc_bytes")); !ok || v != 17 {
 		t.Errorf("sc_bytes = %v %v, want 17", v, ok)
+	}
+}
+
+// TestSepMaskFlagsExactlyTheSeparatorBytes compares sepMask with a byte
+// loop on words rich in the separator and its neighbours (byteMask's
+// borrow flags a '!' after a ' ', a '\b' after a '\t').
+func TestSepMaskFlagsExactlyTheSeparatorBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte{' ', '!', '\t', '\b', '\n', 0, 0x80, 0xa0, 0x89, 0xff, 'a', 0x1f}
+	for range 100000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		for _, sep := range []byte{' ', '\t'} {
+			var want uint64
+			for i, c := range b {
+				if c == sep {
+					want |= 0x80 << (8 * i)
+				}
+			}
+			if got := sepMask(binary.LittleEndian.Uint64(b[:]), sep); got != want {
+				t.Fatalf("% x, separator %q: mask %#x, want %#x", b, sep, got, want)
+			}
+			if got := tailSepMask(b[:5], sep); got != want&(1<<40-1) {
+				t.Fatalf("% x, separator %q: tail mask %#x, want %#x", b[:5], sep, got, want&(1<<40-1))
+			}
+		}
 	}
 }
