@@ -24,7 +24,7 @@ type namedFormat struct {
 	variants []variant
 	header   []byte         // a line starting so is a header
 	last     int            // the variant the line before fitted, -1: the main form
-	fast     fastCut        // a default format's straight-line cutter (haproxy.go), or nil
+	fast     fastCut        // a default format's straight-line cutter (haproxy.go, envoy.go, squid.go, awselb.go, traefik.go, quotedcsv.go), or nil
 	hap      *haproxyFields // fast HAProxy: its fields' indexes
 	env      *envoyFields   // fast Envoy: its fields' indexes
 	squid    *squidFields   // fast squid: its fields' indexes
