@@ -63,15 +63,23 @@ func FuzzNamedFastCuts(f *testing.F) {
 	type pair struct{ fast, general *Extractor }
 	var pairs []pair
 	for i, c := range fastCutFormats {
-		fast, general := namedExtractor(f, c.format), generalExtractor(f, c.format)
-		fast.CutRequests()
-		general.CutRequests()
-		pairs = append(pairs, pair{fast, general})
+		// Each format twice: with every request part and common name
+		// set (--try --fields), and as a document that reads none.
+		for _, cut := range []bool{true, false} {
+			fast, general := namedExtractor(f, c.format), generalExtractor(f, c.format)
+			if cut {
+				fast.CutRequests()
+				general.CutRequests()
+			}
+			pairs = append(pairs, pair{fast, general})
+		}
 		for _, l := range fixtureLines(f, c.file) {
-			f.Add(uint8(i), string(l))
+			f.Add(uint8(2*i), string(l))
+			f.Add(uint8(2*i+1), string(l))
 		}
 		for _, l := range c.seeds {
-			f.Add(uint8(i), l)
+			f.Add(uint8(2*i), l)
+			f.Add(uint8(2*i+1), l)
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, line string) {
