@@ -11,8 +11,9 @@
 //     including bytes that are not UTF-8, are fine. The one exception: a
 //     JSON or logfmt string with escapes is unescaped into the
 //     Extractor's reused buffer, valid until the next Extract; so is a
-//     squid line whose padding is squeezed, and a common name that is a
-//     duration in seconds (its own buffer).
+//     squid line whose padding is squeezed (one its straight-line cut
+//     gives up on: squid.go), and a common name that is a duration in
+//     seconds (its own buffer).
 //   - A header line (w3c's and cloudfront's '#' lines, cloudstorage's
 //     column names) is no entry: Extract returns ReasonHeader or, for a
 //     line that sets the columns of those after it, ReasonLayout, and

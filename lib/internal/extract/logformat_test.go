@@ -289,12 +289,14 @@ func generic(t testing.TB, text string) *Extractor {
 	return x
 }
 
-// sameCut fails when two extractors cut line differently.
+// sameCut fails when two extractors cut line differently: a fast cutter
+// (a, the built-in's for a format's start, a straight-line cut) and the
+// general one it stands in for (b, the loop over the parts).
 func sameCut(t testing.TB, a, b *Extractor, line []byte) {
 	var ea, eb Entry
 	ra, rb := a.Extract(line, &ea), b.Extract(line, &eb)
 	if ra != rb {
-		t.Fatalf("%q: built-in cutter %q, loop %q", line, ra, rb)
+		t.Fatalf("%q: fast cutter %q, general one (the loop) %q", line, ra, rb)
 	}
 	if ra != "" {
 		return
@@ -303,7 +305,7 @@ func sameCut(t testing.TB, a, b *Extractor, line []byte) {
 		va, oka := ea.Number(i)
 		vb, okb := eb.Number(i)
 		if !bytes.Equal(ea.Fields[i], eb.Fields[i]) || va != vb || oka != okb || ea.Time != eb.Time {
-			t.Fatalf("%q: %s %q (%v) by the built-in cutter, %q (%v) by the loop", line, a.names[i], ea.Fields[i], va, eb.Fields[i], vb)
+			t.Fatalf("%q: %s %q (%v) by the fast cutter, %q (%v) by the general one (the loop)", line, a.names[i], ea.Fields[i], va, eb.Fields[i], vb)
 		}
 	}
 }

@@ -24,9 +24,13 @@ type namedFormat struct {
 	variants []variant
 	header   []byte         // a line starting so is a header
 	last     int            // the variant the line before fitted, -1: the main form
-	fast     fastCut        // a default format's straight-line cutter (haproxy.go), or nil
+	fast     fastCut        // a default format's straight-line cutter (haproxy.go, envoy.go, squid.go, awselb.go, traefik.go, quotedcsv.go), or nil
 	hap      *haproxyFields // fast HAProxy: its fields' indexes
 	env      *envoyFields   // fast Envoy: its fields' indexes
+	squid    *squidFields   // fast squid: its fields' indexes
+	elb      *elbFields     // fast awselb: its fields' indexes
+	csv      *quotedCSV     // fast quoted fields only (cloudstorage): the columns
+	traefik  *traefikFields // fast traefikclf: its tail's fields' indexes
 	squeeze  bool
 	syslog   bool
 }
@@ -62,9 +66,23 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 		nf.fast, nf.hap = fastHTTPLog, haproxyIndexes(names, false)
 	case "haproxy tcplog":
 		nf.fast, nf.hap = fastTCPLog, haproxyIndexes(names, true)
+	case "squid":
+		nf.fast, nf.squid = fastSquid, squidIndexes(names)
+	case "awselb":
+		if nf.elb = elbIndexes(l, nf.main); nf.elb != nil {
+			nf.fast = fastAWSELB
+		}
 	case "envoy":
 		if l.Source == doc.EnvoyDefault {
 			nf.fast, nf.env = fastEnvoy, envoyIndexes(names)
+		}
+	case "traefikclf":
+		if nf.traefik = traefikIndexes(l, nf.main); nf.traefik != nil {
+			nf.fast = fastTraefikCLF
+		}
+	case "cloudstorage":
+		if nf.csv = quotedCSVOf(l, nf.main); nf.csv != nil {
+			nf.fast = fastQuotedCSV
 		}
 	}
 	for _, vl := range l.Variants {
@@ -107,9 +125,10 @@ func indexOf(names []string, n string) int {
 }
 
 // named cuts a line of a named format: a header is no entry; a syslog
-// header is passed over; squid's padding is squeezed; then the form the
-// line before fitted, the layout, and each variant in turn. A line no
-// form fits gets the main form's reason.
+// header is passed over; a straight-line cut reads it if it can (squid's
+// on the line as logged, its padding in place); squid's padding is
+// squeezed; then the form the line before fitted, the layout, and each
+// variant in turn. A line no form fits gets the main form's reason.
 func (x *Extractor) named(line []byte, e *Entry) string {
 	nf := x.nf
 	if len(nf.header) != 0 && bytes.HasPrefix(line, nf.header) {
@@ -117,9 +136,6 @@ func (x *Extractor) named(line []byte, e *Entry) string {
 	}
 	if nf.syslog {
 		line = afterSyslog(line)
-	}
-	if nf.squeeze {
-		line = x.squeeze(line)
 	}
 	if nf.fast != nil {
 		if nf.fast(x, line, e) {
@@ -129,6 +145,9 @@ func (x *Extractor) named(line []byte, e *Entry) string {
 			clear(e.nums)
 			e.gen = 1
 		}
+	}
+	if nf.squeeze { // after the fast cut: squid's reads the padding in place, without this copy
+		line = x.squeeze(line)
 	}
 	if nf.last >= 0 && x.form(line, e, nf.last) { // the form of the line before: a log keeps to one
 		return ""
