@@ -26,14 +26,29 @@ func BenchmarkBatchOfAHighCardinalityGroup(b *testing.B) {
 			Labels: []tape.Label{{Name: "path", Value: fmt.Sprintf("/item/%d", i)}, {Name: "status", Value: "200"}}, Value: float64(i)})
 	}
 	extra, _ := ParseLabels([]string{"host=web1"})
-	b.ReportAllocs()
-	for b.Loop() {
-		bt := newBatch(extra)
-		bt.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
-		if bt.samples != 2002 {
-			b.Fatalf("%d samples", bt.samples)
+	b.Run("messages", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			bt := newBatch(extra)
+			bt.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			if bt.samples != 2002 {
+				b.Fatalf("%d samples", bt.samples)
+			}
 		}
-	}
+	})
+	// The direct form (the buckets' shape), its batch reused as tgpush's is.
+	b.Run("direct", func(b *testing.B) {
+		bt := newBatch(extra)
+		bt.direct = true
+		b.ReportAllocs()
+		for b.Loop() {
+			bt.reset()
+			bt.add(g, g.Seal.Start, tape.SampleMs(g.Seal.Start, g.Seal.Width))
+			if bt.samples != 2002 {
+				b.Fatalf("%d samples", bt.samples)
+			}
+		}
+	})
 }
 
 // BenchmarkPushToAReceiverAcrossANetwork pushes a store of 10 groups of

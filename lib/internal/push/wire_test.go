@@ -2,7 +2,10 @@ package push
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -89,4 +92,25 @@ func FuzzTheWriteRequestEncoderWritesWhatProtoMarshalDoes(f *testing.F) {
 		}
 		checkWire(t, req)
 	})
+}
+
+// A series' labels go sorted by name, as remote write wants them; the
+// insertion sort is held to the standard library's on every order of
+// label sets as wide as a document's by= with --labels and le.
+func TestASeriesLabelsAreSortedByNameWhateverTheirOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"__name__", "path", "status", "le", "host", "dc", "method", "a", "zone", "Z", "_x"}
+	for range 5000 {
+		n := 1 + rng.IntN(len(names))
+		var ls []wireLabel
+		for _, i := range rng.Perm(len(names))[:n] {
+			ls = append(ls, wireLabel{names[i], fmt.Sprint(i)})
+		}
+		want := slices.Clone(ls)
+		slices.SortFunc(want, func(a, b wireLabel) int { return strings.Compare(a.name, b.name) })
+		sortWireLabels(ls)
+		if !slices.Equal(ls, want) {
+			t.Fatalf("sorted %v, want %v", ls, want)
+		}
+	}
 }
