@@ -52,10 +52,15 @@ func ParseFlags(cmd string, args []string) ([]tape.Label, error) {
 // show it: a byte that is not part of valid UTF-8 as the text \xHH and a
 // backslash as \\. tgpush sends label values so.
 func Shown(v string) string {
-	if utf8.ValidString(v) && !strings.Contains(v, `\`) {
-		return v // nearly every value: shown as it is
+	for i := 0; i < len(v); i++ { // one pass over nearly every value: ASCII without a backslash
+		if c := v[i]; c >= utf8.RuneSelf || c == '\\' {
+			if utf8.ValidString(v) && !strings.Contains(v, `\`) {
+				return v
+			}
+			return string(AppendShown(nil, v, 0))
+		}
 	}
-	return string(AppendShown(nil, v, 0))
+	return v
 }
 
 const hexDigits = "0123456789abcdef"

@@ -3,6 +3,7 @@ package label
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // --label flags come back sorted by name; each mistake is refused with
@@ -35,4 +36,21 @@ func TestShownTellsAnInvalidByteFromTheTextOfItsEscape(t *testing.T) {
 			t.Errorf("Shown(%q) = %q, want %q", v, got, want)
 		}
 	}
+}
+
+// Shown's one-pass check gives what its rule says: the value itself when
+// it is UTF-8 without a backslash, else AppendShown's escape of it.
+func FuzzShownIsTheValueOrItsEscape(f *testing.F) {
+	for _, s := range []string{"", "/x", `a\b`, "é", "\xff", "ok\x80", "日本"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		want := v
+		if !utf8.ValidString(v) || strings.Contains(v, `\`) {
+			want = string(AppendShown(nil, v, 0))
+		}
+		if got := Shown(v); got != want {
+			t.Fatalf("Shown(%q) = %q, want %q", v, got, want)
+		}
+	})
 }

@@ -201,10 +201,19 @@ func (b *batch) wireLabels(metric string, labels []tape.Label) []wireLabel {
 // the names' comparisons (BenchmarkBatchOfAHighCardinalityGroup/direct).
 func sortWireLabels(ls []wireLabel) {
 	for i := 1; i < len(ls); i++ {
-		for j := i; j > 0 && ls[j].name < ls[j-1].name; j-- {
+		for j := i; j > 0 && nameBefore(ls[j].name, ls[j-1].name); j-- {
 			ls[j], ls[j-1] = ls[j-1], ls[j]
 		}
 	}
+}
+
+// nameBefore is a < b for label names (never empty), their first bytes
+// compared inline: most pairs differ there.
+func nameBefore(a, b string) bool {
+	if a[0] != b[0] {
+		return a[0] < b[0]
+	}
+	return a < b
 }
 
 // label returns a label from the batch's chunks.

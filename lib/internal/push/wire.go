@@ -44,9 +44,9 @@ func appendWriteRequest(b []byte, req *prompb.WriteRequest) (_ []byte, ok bool) 
 // the order given) and one sample: the direct form's series
 // (batch.direct), the bytes appendWriteRequest writes for the same series.
 func appendOneSample(b []byte, labels []wireLabel, v float64, ms int64) []byte {
-	n := 1 + protowire.SizeBytes(sampleSizeOf(v, ms))
+	n := 1 + sizeBytes(sampleSizeOf(v, ms))
 	for _, l := range labels {
-		n += 1 + protowire.SizeBytes(labelSizeOf(l.name, l.value))
+		n += 1 + sizeBytes(labelSizeOf(l.name, l.value))
 	}
 	b = append(b, tag1Bytes)
 	b = appendVarint(b, uint64(n))
@@ -75,6 +75,18 @@ func appendVarint(b []byte, v uint64) []byte {
 	}
 	return protowire.AppendVarint(b, v)
 }
+
+// sizeVarint is protowire.SizeVarint with the one-byte case inlined.
+func sizeVarint(v uint64) int {
+	if v < 0x80 {
+		return 1
+	}
+	return protowire.SizeVarint(v)
+}
+
+// sizeBytes is protowire.SizeBytes: a length-delimited field's length
+// prefix and its n bytes.
+func sizeBytes(n int) int { return sizeVarint(uint64(n)) + n }
 
 // wireLabel is a label on its way to the wire.
 type wireLabel struct{ name, value string }
@@ -116,10 +128,10 @@ func appendString(b []byte, tag byte, s string) []byte {
 func seriesSize(ts *prompb.TimeSeries) int {
 	n := 0
 	for _, l := range ts.Labels {
-		n += 1 + protowire.SizeBytes(labelSize(l))
+		n += 1 + sizeBytes(labelSize(l))
 	}
 	for _, s := range ts.Samples {
-		n += 1 + protowire.SizeBytes(sampleSize(s))
+		n += 1 + sizeBytes(sampleSize(s))
 	}
 	return n
 }
@@ -132,7 +144,7 @@ func stringSize(s string) int {
 	if s == "" {
 		return 0
 	}
-	return 1 + protowire.SizeBytes(len(s))
+	return 1 + sizeBytes(len(s))
 }
 
 func sampleSize(s *prompb.Sample) int { return sampleSizeOf(s.Value, s.Timestamp) }
@@ -143,7 +155,7 @@ func sampleSizeOf(v float64, ms int64) int {
 		n += 1 + 8
 	}
 	if ms != 0 {
-		n += 1 + protowire.SizeVarint(uint64(ms))
+		n += 1 + sizeVarint(uint64(ms))
 	}
 	return n
 }
