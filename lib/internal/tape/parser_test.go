@@ -106,3 +106,27 @@ func TestAParsersRewindReusesOnlyTheSeriesSlabsAndThenAllocatesNothing(t *testin
 		t.Errorf("the marker changed under the series after it: %+v", drop)
 	}
 }
+
+// A Parser reads a time the line before had without parsing it again:
+// a rewind, whose next line's text lands where the last one's was, and a
+// time of the same length but another second, each read as they say.
+func TestAParserRemembersTheLastTimeAndNeverReadsAnotherAsIt(t *testing.T) {
+	var p Parser
+	for _, l := range []string{
+		`2026-12-05T10:00:00Z m{a="1"} 1`,
+		`2026-12-05T10:00:00Z m{a="2"} 2`,
+		`2026-12-05T10:00:10Z m{a="1"} 3`,
+		"rewind",
+		`2026-12-05T10:00:20Z m{a="1"} 4`,
+		`2026-12-05T10:00:20.5Z m{a="1"} 5`,
+		`2026-12-05T10:00:20Z m{a="1"} 6`,
+		`2026-12-05T10:00:2xZ m{a="1"} 7`,
+		`2026-12-05T10:00:20+01:00 m{a="1"} 8`,
+	} {
+		if l == "rewind" {
+			p.RewindSeries()
+			continue
+		}
+		checkParser(t, &p, []byte(l))
+	}
+}

@@ -417,6 +417,35 @@ type Parser struct {
 	labels []Label        // the rest of the current chunk of labels
 	chunks [][]Label      // the chunks of labels, used again after RewindSeries
 	used   int            // chunks[:used] are taken
+	last   lastTime       // the last series line's time: a group's lines share theirs
+}
+
+// lastTime is the last time a Parser read, its text a copy of its own
+// (the line's, in a slab used again, can change under it).
+type lastTime struct {
+	text [maxTimeText]byte
+	n    int
+	ns   int64
+}
+
+// maxTimeText bounds the times lastTime keeps: RFC 3339 with nanoseconds
+// and an offset is 35 bytes.
+const maxTimeText = 40
+
+// parse is ParseTime, the time the line before had read from l (when l
+// is not nil) without parsing it again.
+func (l *lastTime) parse(ts string) (int64, error) {
+	if l == nil {
+		return ParseTime(ts)
+	}
+	if l.n > 0 && ts == string(l.text[:l.n]) {
+		return l.ns, nil
+	}
+	ns, err := ParseTime(ts)
+	if err == nil && len(ts) <= maxTimeText {
+		l.n, l.ns = copy(l.text[:], ts), ns
+	}
+	return ns, err
 }
 
 // labelChunk is how many labels a Parser's chunk holds; a chunk with
@@ -450,7 +479,7 @@ func (p *Parser) ParseInto(r *Record, line []byte) error {
 	// no kind word starts with one); its error is parseLine's.
 	s := p.series.String(line)
 	ts, rest, _ := strings.Cut(s, " ")
-	if err := parseSeriesInto(r, ts, rest, p.labels[:0:len(p.labels)]); err != nil {
+	if err := parseSeriesInto(r, ts, rest, p.labels[:0:len(p.labels)], &p.last); err != nil {
 		*r = Record{}
 		return fmt.Errorf("malformed tape record %q: %w", clip(line), err)
 	}
@@ -526,17 +555,18 @@ var errNoRecord = errors.New("a tape line is a series (a time first), a seal, !l
 
 func parseSeries(ts, rest string, labels []Label) (Record, error) {
 	var r Record
-	err := parseSeriesInto(&r, ts, rest, labels)
+	err := parseSeriesInto(&r, ts, rest, labels, nil)
 	return r, err
 }
 
 // parseSeriesInto parses a series line's time ts and the rest into *r,
 // which it overwrites whole: a reader of many lines parses each into its
 // place in an array rather than copying a record up through the calls.
-func parseSeriesInto(r *Record, ts, rest string, labels []Label) error {
+// A non-nil last reads a time the line before had without parsing it.
+func parseSeriesInto(r *Record, ts, rest string, labels []Label, last *lastTime) error {
 	*r = Record{Kind: Series}
 	var err error
-	if r.Start, err = ParseTime(ts); err != nil {
+	if r.Start, err = last.parse(ts); err != nil {
 		return err
 	}
 	sp := strings.LastIndexByte(rest, ' ')
