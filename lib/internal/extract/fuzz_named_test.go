@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -201,21 +202,36 @@ func FuzzNamedFormats(f *testing.F) {
 		x    *Extractor
 		slow *slowNamed
 	}
+	// pairs[i] reads formats[i%len(formats)]: counting its lines, then
+	// (i >= len(formats)) summing each of its numeric fields too, whose
+	// numbers a cutter records as it checks them: Entry.Number must then
+	// be Number of the field, as for a field no metric reads.
 	var pairs []pair
-	for i, name := range formats {
-		d, err := doc.Parse("t", []byte("format "+name+"\nwindow 1s\nmetric r count\n"))
-		if err != nil {
-			f.Fatal(err)
-		}
-		x, _ := New(d)
-		x.CutRequests()
-		pairs = append(pairs, pair{x, newSlowNamed(d)})
-		file := files[name]
-		if file == "" {
-			file = name + ".log"
-		}
-		for _, l := range fixtureLines(f, file) {
-			f.Add(uint8(i), string(l))
+	for sums := range 2 {
+		for i, name := range formats {
+			text := "format " + name + "\nwindow 1s\nmetric r count\n"
+			d, err := doc.Parse("t", []byte(text))
+			if err != nil {
+				f.Fatal(err)
+			}
+			for k, p := range d.LogFormat.Parts {
+				if sums == 1 && p.Kind == doc.Numeric && p.Field != "" {
+					text += "metric s" + strconv.Itoa(k) + " sum=" + p.Field + "\n"
+				}
+			}
+			if d, err = doc.Parse("t", []byte(text)); err != nil {
+				f.Fatal(err)
+			}
+			x, _ := New(d)
+			x.CutRequests()
+			pairs = append(pairs, pair{x, newSlowNamed(d)})
+			file := files[name]
+			if file == "" {
+				file = name + ".log"
+			}
+			for _, l := range fixtureLines(f, file) {
+				f.Add(uint8(sums*len(formats)+i), string(l))
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, line string) {
@@ -227,7 +243,7 @@ func FuzzNamedFormats(f *testing.F) {
 		reason := p.x.Extract([]byte(line), &e)
 		want, wantTime, ok := p.slow.extract(line)
 		if (reason == "") != ok {
-			t.Fatalf("format %s, %q: extract says %q, the slow reader ok=%v %v", formats[int(which)%len(pairs)], line, reason, ok, want)
+			t.Fatalf("format %s, %q: extract says %q, the slow reader ok=%v %v", formats[int(which)%len(pairs)%len(formats)], line, reason, ok, want)
 		}
 		if !ok {
 			return
@@ -238,6 +254,12 @@ func FuzzNamedFormats(f *testing.F) {
 		for n, v := range want {
 			if got := string(e.Fields[p.x.Field(n)]); got != v {
 				t.Fatalf("%q: field %s = %q, the slow reader's %q", line, n, got, v)
+			}
+		}
+		for i := range p.x.ownFields() {
+			got, gotOK := e.Number(i)
+			if v, ok := Number(e.Fields[i]); got != v || gotOK != ok || math.Signbit(got) != math.Signbit(v) {
+				t.Fatalf("%q: field %s's number %v %v, Number of %q %v %v", line, p.x.names[i], got, gotOK, e.Fields[i], v, ok)
 			}
 		}
 	})
