@@ -66,10 +66,10 @@ func numbersRead(x *Extractor) []bool {
 
 // upTo cuts a non-empty field ending at the first c of b; ok is false
 // when b has none or the field is empty. The fields it cuts are short (a
-// backend, "-", "----"): a plain loop, inlined where it is called, beats
-// indexByte's call and word steps (2.6 against 6 ns a field here, figures
-// in bench/README.md's Named formats) and gives each field's end a branch
-// of its own to predict.
+// backend, "-", "----"): a plain loop, inlined where it is called, takes
+// about half the time of indexByte's call and word steps
+// (BenchmarkShortFieldEnds; bench/README.md, Named formats) and gives
+// each field's end a branch of its own to predict.
 func upTo(b []byte, c byte) (field, rest []byte, ok bool) {
 	for i, x := range b {
 		if x == c {
