@@ -61,11 +61,11 @@ func fastEnvoy(x *Extractor, line []byte, e *Entry) bool {
 		return false
 	}
 	for i, k := range v.quoted {
-		q := quotedEnd(line[1:])
+		q := closingQuote(line)
 		if q < 0 {
 			return false
 		}
-		f[k], line = line[1:1+q], line[q+2:]
+		f[k], line = line[1:q], line[q+1:]
 		if i < len(v.quoted)-1 {
 			if len(line) < 2 || line[0] != ' ' || line[1] != '"' {
 				return false

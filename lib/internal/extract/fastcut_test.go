@@ -76,3 +76,27 @@ func BenchmarkShortFieldEnds(b *testing.B) {
 	})
 	_ = field
 }
+
+// TestAQuoteABackslashMayEscapeIsLeftToTheCompiledCutter reads quoted
+// fields with an escaped quote in them: the straight-line cutters find a
+// closing quote by a plain loop, give up on one after a backslash, and
+// the compiled cutter reads the field whole, escapes kept.
+func TestAQuoteABackslashMayEscapeIsLeftToTheCompiledCutter(t *testing.T) {
+	for _, c := range []struct{ format, line, field, want string }{
+		{"envoy", `[2016-04-15T20:17:00.310Z] "GET /x HTTP/1.1" 200 - 0 0 1 - "-" "curl \"7\" x" "id" "host" "-"`,
+			"req_user_agent", `curl \"7\" x`},
+		{"envoy", `[2016-04-15T20:17:00.310Z] "GET /x HTTP/1.1" 200 - 0 0 1 - "-" "a\\" "id" "host" "-"`,
+			"req_user_agent", `a\\`},
+		{"haproxy httplog", `10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 "GET /a\"b HTTP/1.1"`,
+			"http_request", `GET /a\"b HTTP/1.1`},
+	} {
+		x := namedExtractor(t, c.format)
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Fatalf("%s: %q dropped (%s)", c.format, c.line, r)
+		}
+		if got := string(e.Fields[x.Field(c.field)]); got != c.want {
+			t.Errorf("%s: %s = %q, want %q", c.format, c.field, got, c.want)
+		}
+	}
+}

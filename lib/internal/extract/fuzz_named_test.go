@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -234,6 +235,10 @@ func FuzzNamedFormats(f *testing.F) {
 			}
 		}
 	}
+	// Quotes a backslash escapes, which the straight-line cutters leave
+	// to the compiled one.
+	f.Add(uint8(slices.Index(formats, "envoy")), `[2016-04-15T20:17:00.310Z] "GET /x HTTP/1.1" 200 - 0 0 1 - "-" "a \"b\" c" "id" "h" "-"`)
+	f.Add(uint8(slices.Index(formats, "haproxy httplog")), `10.0.1.2:1 [06/Feb/2009:12:14:14.655] f b/s 1/0/3/6/1 200 2 - - ---- 1/1/1/1/0 0/0 "GET /a\\" HTTP/1.1"`)
 	f.Fuzz(func(t *testing.T, which uint8, line string) {
 		if strings.ContainsAny(line, "\n") {
 			return

@@ -79,6 +79,23 @@ func upTo(b []byte, c byte) (field, rest []byte, ok bool) {
 	return nil, nil, false
 }
 
+// closingQuote returns the index of the first '"' after the one that
+// starts b, found by a plain loop (the quoted fields of the formats cut
+// here are short: an address, an id, a request line), or -1 when there is
+// none or a backslash may escape it (left to the compiled cutter, which
+// reads escapes).
+func closingQuote(b []byte) int {
+	for q := 1; q < len(b); q++ {
+		if b[q] == '"' {
+			if b[q-1] == '\\' {
+				return -1
+			}
+			return q
+		}
+	}
+	return -1
+}
+
 // upToLong is upTo for a longer field (a date, an address), which
 // indexByte passes a word a step.
 func upToLong(b []byte, c byte) (field, rest []byte, ok bool) {
@@ -280,7 +297,7 @@ func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 			f[h.respHeaders], line = line[1:i], line[i+2:]
 		}
 	}
-	if len(line) < 2 || line[0] != '"' || quotedEnd(line[1:]) != len(line)-2 {
+	if len(line) < 2 || line[0] != '"' || closingQuote(line) != len(line)-1 {
 		return false // the request's closing quote ends the line
 	}
 	r := line[1 : len(line)-1]
