@@ -108,8 +108,7 @@ func upToLong(b []byte, c byte) (field, rest []byte, ok bool) {
 
 // intTo reads an integer of 1 to 15 digits, optionally after '-', ending
 // at c: what the compiled cutter reads as that number (no "-" alone, no
-// fraction, no "+": those are left to it). It returns the number's
-// length (where c is), as numbers reads it.
+// fraction, no "+": those are left to it); n is its length (c's index).
 func intTo(b []byte, c byte) (n int, v float64, ok bool) {
 	i, neg := 0, len(b) > 0 && b[0] == '-'
 	if neg {
