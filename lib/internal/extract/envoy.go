@@ -6,6 +6,7 @@ type envoyFields struct {
 	start, method, path, protocol, code, flags int
 	received, sent, duration, upstreamTime     int
 	quoted                                     [5]int // x-forwarded-for, user-agent, x-request-id, :authority, upstream host
+	reads                                      []bool // numbersRead's, made at the first line
 }
 
 func envoyIndexes(names []string) *envoyFields {
@@ -22,12 +23,15 @@ func envoyIndexes(names []string) *envoyFields {
 //	[START_TIME] "METHOD PATH PROTOCOL" CODE FLAGS RECEIVED SENT DURATION UPSTREAM_TIME "XFF" "UA" "ID" "AUTHORITY" "UPSTREAM"
 func fastEnvoy(x *Extractor, line []byte, e *Entry) bool {
 	v := x.nf.env
+	if v.reads == nil {
+		v.reads = numbersRead(x)
+	}
 	f := e.Fields
 	if len(line) < 2 || line[0] != '[' {
 		return false
 	}
 	var ok bool
-	if f[v.start], line, ok = upTo(line[1:], ']'); !ok || len(line) < 2 || line[0] != ' ' || line[1] != '"' {
+	if f[v.start], line, ok = upToLong(line[1:], ']'); !ok || len(line) < 2 || line[0] != ' ' || line[1] != '"' {
 		return false
 	}
 	if f[v.method], line, ok = upTo(line[2:], ' '); !ok {
@@ -49,7 +53,7 @@ func fastEnvoy(x *Extractor, line []byte, e *Entry) bool {
 		return false
 	}
 	for _, k := range [...]int{v.received, v.sent, v.duration} {
-		if line, ok = numTo(e, k, line, ' '); !ok {
+		if line, ok = numTo(e, k, line, ' ', v.reads); !ok {
 			return false
 		}
 	}
@@ -57,11 +61,11 @@ func fastEnvoy(x *Extractor, line []byte, e *Entry) bool {
 		return false
 	}
 	for i, k := range v.quoted {
-		q := quotedEnd(line[1:])
+		q := closingQuote(line)
 		if q < 0 {
 			return false
 		}
-		f[k], line = line[1:1+q], line[q+2:]
+		f[k], line = line[1:q], line[q+1:]
 		if i < len(v.quoted)-1 {
 			if len(line) < 2 || line[0] != ' ' || line[1] != '"' {
 				return false

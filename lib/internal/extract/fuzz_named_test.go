@@ -2,7 +2,9 @@ package extract
 
 import (
 	"bytes"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -201,23 +203,42 @@ func FuzzNamedFormats(f *testing.F) {
 		x    *Extractor
 		slow *slowNamed
 	}
+	// pairs[i] reads formats[i%len(formats)]: counting its lines, then
+	// (i >= len(formats)) summing each of its numeric fields too, whose
+	// numbers a cutter records as it checks them: Entry.Number must then
+	// be Number of the field, as for a field no metric reads.
 	var pairs []pair
-	for i, name := range formats {
-		d, err := doc.Parse("t", []byte("format "+name+"\nwindow 1s\nmetric r count\n"))
-		if err != nil {
-			f.Fatal(err)
-		}
-		x, _ := New(d)
-		x.CutRequests()
-		pairs = append(pairs, pair{x, newSlowNamed(d)})
-		file := files[name]
-		if file == "" {
-			file = name + ".log"
-		}
-		for _, l := range fixtureLines(f, file) {
-			f.Add(uint8(i), string(l))
+	for sums := range 2 {
+		for i, name := range formats {
+			text := "format " + name + "\nwindow 1s\nmetric r count\n"
+			d, err := doc.Parse("t", []byte(text))
+			if err != nil {
+				f.Fatal(err)
+			}
+			for k, p := range d.LogFormat.Parts {
+				if sums == 1 && p.Kind == doc.Numeric && p.Field != "" {
+					text += "metric s" + strconv.Itoa(k) + " sum=" + p.Field + "\n"
+				}
+			}
+			if d, err = doc.Parse("t", []byte(text)); err != nil {
+				f.Fatal(err)
+			}
+			x, _ := New(d)
+			x.CutRequests()
+			pairs = append(pairs, pair{x, newSlowNamed(d)})
+			file := files[name]
+			if file == "" {
+				file = name + ".log"
+			}
+			for _, l := range fixtureLines(f, file) {
+				f.Add(uint8(sums*len(formats)+i), string(l))
+			}
 		}
 	}
+	// Quotes a backslash escapes, which the straight-line cutters leave
+	// to the compiled one.
+	f.Add(uint8(slices.Index(formats, "envoy")), `[2016-04-15T20:17:00.310Z] "GET /x HTTP/1.1" 200 - 0 0 1 - "-" "a \"b\" c" "id" "h" "-"`)
+	f.Add(uint8(slices.Index(formats, "haproxy httplog")), `10.0.1.2:1 [06/Feb/2009:12:14:14.655] f b/s 1/0/3/6/1 200 2 - - ---- 1/1/1/1/0 0/0 "GET /a\\" HTTP/1.1"`)
 	f.Fuzz(func(t *testing.T, which uint8, line string) {
 		if strings.ContainsAny(line, "\n") {
 			return
@@ -227,7 +248,7 @@ func FuzzNamedFormats(f *testing.F) {
 		reason := p.x.Extract([]byte(line), &e)
 		want, wantTime, ok := p.slow.extract(line)
 		if (reason == "") != ok {
-			t.Fatalf("format %s, %q: extract says %q, the slow reader ok=%v %v", formats[int(which)%len(pairs)], line, reason, ok, want)
+			t.Fatalf("format %s, %q: extract says %q, the slow reader ok=%v %v", formats[int(which)%len(pairs)%len(formats)], line, reason, ok, want)
 		}
 		if !ok {
 			return
@@ -238,6 +259,12 @@ func FuzzNamedFormats(f *testing.F) {
 		for n, v := range want {
 			if got := string(e.Fields[p.x.Field(n)]); got != v {
 				t.Fatalf("%q: field %s = %q, the slow reader's %q", line, n, got, v)
+			}
+		}
+		for i := range p.x.ownFields() {
+			got, gotOK := e.Number(i)
+			if v, ok := Number(e.Fields[i]); got != v || gotOK != ok || math.Signbit(got) != math.Signbit(v) {
+				t.Fatalf("%q: field %s's number %v %v, Number of %q %v %v", line, p.x.names[i], got, gotOK, e.Fields[i], v, ok)
 			}
 		}
 	})

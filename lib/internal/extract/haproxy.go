@@ -23,6 +23,7 @@ type haproxyFields struct {
 	conns                                                 [4]int // actconn feconn beconn srv_conn
 	retries, srvQueue, backendQueue                       int
 	reqHeaders, respHeaders, request, method              int
+	reads                                                 []bool // numbersRead's, made at the first line
 }
 
 func haproxyIndexes(names []string, tcp bool) *haproxyFields {
@@ -43,9 +44,61 @@ func haproxyIndexes(names []string, tcp bool) *haproxyFields {
 	return h
 }
 
+// numbersRead says, per field, whether the document may read its number:
+// a metric's field or condition's, or the field a common name works out
+// its number from. The fast cutters check every numeric field but record
+// only these numbers (Entry.Number works the others out if ever asked).
+func numbersRead(x *Extractor) []bool {
+	r := make([]bool, len(x.names))
+	for i, n := range x.names {
+		r[i] = x.d.Uses(n)
+	}
+	for _, a := range x.aliases {
+		if a.div != 0 && a.div != 1 || len(a.plus) > 0 { // a common name copying the bytes reads no number
+			r[a.of] = true
+			for _, p := range a.plus {
+				r[p] = true
+			}
+		}
+	}
+	return r
+}
+
 // upTo cuts a non-empty field ending at the first c of b; ok is false
-// when b has none or the field is empty.
+// when b has none or the field is empty. The fields it cuts are short (a
+// backend, "-", "----"): a plain loop, inlined where it is called, takes
+// about half the time of indexByte's call and word steps
+// (BenchmarkShortFieldEnds; bench/README.md, Named formats) and gives
+// each field's end a branch of its own to predict.
 func upTo(b []byte, c byte) (field, rest []byte, ok bool) {
+	for i, x := range b {
+		if x == c {
+			return b[:i], b[i+1:], i > 0
+		}
+	}
+	return nil, nil, false
+}
+
+// closingQuote returns the index of the first '"' after the one that
+// starts b, found by a plain loop (the quoted fields of the formats cut
+// here are short: an address, an id, a request line), or -1 when there is
+// none or a backslash may escape it (left to the compiled cutter, which
+// reads escapes).
+func closingQuote(b []byte) int {
+	for q := 1; q < len(b); q++ {
+		if b[q] == '"' {
+			if b[q-1] == '\\' {
+				return -1
+			}
+			return q
+		}
+	}
+	return -1
+}
+
+// upToLong is upTo for a longer field (a date, an address), which
+// indexByte passes a word a step.
+func upToLong(b []byte, c byte) (field, rest []byte, ok bool) {
 	i := indexByte(b, c)
 	if i <= 0 {
 		return nil, nil, false
@@ -55,22 +108,8 @@ func upTo(b []byte, c byte) (field, rest []byte, ok bool) {
 
 // intTo reads an integer of 1 to 15 digits, optionally after '-', ending
 // at c: what the compiled cutter reads as that number (no "-" alone, no
-// fraction, no "+": those are left to it).
+// fraction, no "+": those are left to it); n is its length (c's index).
 func intTo(b []byte, c byte) (n int, v float64, ok bool) {
-	// One or two digits, most timers, counters and queues: no loop.
-	if len(b) >= 3 && isDigit(b[0]) {
-		if b[1] == c {
-			return 1, float64(b[0] - '0'), true
-		}
-		if isDigit(b[1]) && b[2] == c {
-			return 2, float64((b[0]-'0')*10 + b[1] - '0'), true
-		}
-	}
-	return longIntTo(b, c)
-}
-
-// longIntTo is intTo for the rest.
-func longIntTo(b []byte, c byte) (n int, v float64, ok bool) {
 	i, neg := 0, len(b) > 0 && b[0] == '-'
 	if neg {
 		i = 1
@@ -90,69 +129,86 @@ func longIntTo(b []byte, c byte) (n int, v float64, ok bool) {
 	return i, v, true
 }
 
-// numTo cuts a number field ending at c into field f.
-func numTo(e *Entry, f int, b []byte, c byte) ([]byte, bool) {
-	n, v, ok := intTo(b, c)
-	if !ok {
-		return nil, false
+// numTo cuts a number field ending at c into field f, recording its
+// number when reads says the document may read it.
+func numTo(e *Entry, f int, b []byte, c byte, reads []bool) ([]byte, bool) {
+	n, m := digitsTo(b, c) // digits alone, inlined: nearly every one
+	v := float64(m)
+	if n == 0 {
+		var ok bool
+		if n, v, ok = intTo(b, c); !ok {
+			return nil, false
+		}
 	}
 	e.Fields[f] = b[:n]
-	e.known(f, v, true)
+	if reads[f] {
+		e.known(f, v, true)
+	}
 	return b[n+1:], true
 }
 
 // numbers cuts the integers of fs from b, '/' between them and end after
-// the last, in one pass; false (left to the compiled cutter) for
-// anything but 1 to 15 digits, optionally after '-', each.
-func numbers(e *Entry, fs []int, b []byte, end byte) ([]byte, bool) {
-	i := 0
-	for k, f := range fs {
-		sep := byte('/')
-		if k == len(fs)-1 {
+// the last, in one loop over their bytes (one branch, whose pattern a
+// line's few short numbers make easy to predict, where a loop per number
+// has one more); false (left to the compiled cutter) for anything but 1
+// to 15 digits, optionally after '-', each.
+func numbers(e *Entry, fs []int, b []byte, end byte, reads []bool) ([]byte, bool) {
+	k, start := 0, 0
+	var m uint64
+	neg := false
+	for i, c := range b {
+		if d := c - '0'; d <= 9 {
+			m = m*10 + uint64(d)
+			continue
+		}
+		if c == '-' && i == start {
+			neg = true
+			continue
+		}
+		sep, last := byte('/'), k == len(fs)-1
+		if last {
 			sep = end
 		}
-		start := i
-		neg := i < len(b) && b[i] == '-'
+		digits := i - start
 		if neg {
-			i++
+			digits--
 		}
-		var m uint64
-		d := i
-		for i < len(b) && isDigit(b[i]) {
-			m = m*10 + uint64(b[i]-'0')
-			i++
-		}
-		if i == d || i-d > exactDigits || i == len(b) || b[i] != sep {
+		if c != sep || digits == 0 || digits > exactDigits {
 			return nil, false
 		}
-		v := float64(m)
-		if neg && m != 0 {
-			v = -v
-		}
+		f := fs[k]
 		e.Fields[f] = b[start:i]
-		e.known(f, v, true)
-		i++
+		if reads[f] {
+			v := float64(m)
+			if neg && m != 0 {
+				v = -v
+			}
+			e.known(f, v, true)
+		}
+		if last {
+			return b[i+1:], true
+		}
+		k, start, m, neg = k+1, i+1, 0, false
 	}
-	return b[i:], true
+	return nil, false
 }
 
 // haproxyHead cuts what httplog and tcplog share: client_ip:client_port
 // [date] frontend backend/server, and returns the rest after the
 // server's space.
-func haproxyHead(h *haproxyFields, line []byte, e *Entry) ([]byte, bool) {
+func haproxyHead(x *Extractor, h *haproxyFields, line []byte, e *Entry) ([]byte, bool) {
+	if h.reads == nil {
+		h.reads = numbersRead(x)
+	}
 	f := e.Fields
 	var ok bool
-	if f[h.clientIP], line, ok = upTo(line, ':'); !ok {
+	if f[h.clientIP], line, ok = upToLong(line, ':'); !ok {
 		return nil, false
 	}
-	n, v, ok := intTo(line, ' ')
-	if !ok || len(line) < n+2 || line[n+1] != '[' {
+	if line, ok = numTo(e, h.clientPort, line, ' ', h.reads); !ok || len(line) == 0 || line[0] != '[' {
 		return nil, false
 	}
-	f[h.clientPort] = line[:n]
-	e.known(h.clientPort, v, true)
-	line = line[n+2:]
-	if f[h.date], line, ok = upTo(line, ']'); !ok || len(line) == 0 || line[0] != ' ' {
+	if f[h.date], line, ok = upToLong(line[1:], ']'); !ok || len(line) == 0 || line[0] != ' ' {
 		return nil, false
 	}
 	if f[h.frontend], line, ok = upTo(line[1:], ' '); !ok {
@@ -175,13 +231,13 @@ func haproxyTail(h *haproxyFields, line []byte, e *Entry) ([]byte, bool) {
 	if f[h.termination], line, ok = upTo(line, ' '); !ok {
 		return nil, false
 	}
-	if line, ok = numbers(e, h.conns[:], line, '/'); !ok {
+	if line, ok = numbers(e, h.conns[:], line, '/', h.reads); !ok {
 		return nil, false
 	}
 	if f[h.retries], line, ok = upTo(line, ' '); !ok {
 		return nil, false
 	}
-	if line, ok = numTo(e, h.srvQueue, line, '/'); !ok {
+	if line, ok = numTo(e, h.srvQueue, line, '/', h.reads); !ok {
 		return nil, false
 	}
 	return line, true
@@ -193,11 +249,11 @@ func haproxyTail(h *haproxyFields, line []byte, e *Entry) ([]byte, bool) {
 func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 	h := x.nf.hap
 	f := e.Fields
-	line, ok := haproxyHead(h, line, e)
+	line, ok := haproxyHead(x, h, line, e)
 	if !ok {
 		return false
 	}
-	if line, ok = numbers(e, h.timers[:], line, ' '); !ok {
+	if line, ok = numbers(e, h.timers[:], line, ' ', h.reads); !ok {
 		return false
 	}
 	if len(line) > 3 && line[3] == ' ' && isStatus(line[:3]) {
@@ -205,7 +261,7 @@ func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 	} else if f[h.status], line, ok = upTo(line, ' '); !ok || !isStatus(f[h.status]) {
 		return false
 	}
-	if line, ok = numTo(e, h.bytes, line, ' '); !ok {
+	if line, ok = numTo(e, h.bytes, line, ' ', h.reads); !ok {
 		return false
 	}
 	if f[h.reqCookie], line, ok = upTo(line, ' '); !ok {
@@ -222,7 +278,9 @@ func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 		return false
 	}
 	f[h.backendQueue] = line[:n]
-	e.known(h.backendQueue, v, true)
+	if h.reads[h.backendQueue] {
+		e.known(h.backendQueue, v, true)
+	}
 	line = line[n+1:]
 	f[h.reqHeaders], f[h.respHeaders] = dash, dash
 	if len(line) > 0 && line[0] == '{' { // the captures: the request's, then the response's
@@ -238,7 +296,7 @@ func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 			f[h.respHeaders], line = line[1:i], line[i+2:]
 		}
 	}
-	if len(line) < 2 || line[0] != '"' || quotedEnd(line[1:]) != len(line)-2 {
+	if len(line) < 2 || line[0] != '"' || closingQuote(line) != len(line)-1 {
 		return false // the request's closing quote ends the line
 	}
 	r := line[1 : len(line)-1]
@@ -256,14 +314,14 @@ func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 //	ci:cp [t] ft b/s Tw/Tc/Tt B ts ac/fc/bc/sc/rc sq/bq
 func fastTCPLog(x *Extractor, line []byte, e *Entry) bool {
 	h := x.nf.hap
-	line, ok := haproxyHead(h, line, e)
+	line, ok := haproxyHead(x, h, line, e)
 	if !ok {
 		return false
 	}
-	if line, ok = numbers(e, h.timers[:3], line, ' '); !ok {
+	if line, ok = numbers(e, h.timers[:3], line, ' ', h.reads); !ok {
 		return false
 	}
-	if line, ok = numTo(e, h.bytes, line, ' '); !ok {
+	if line, ok = numTo(e, h.bytes, line, ' ', h.reads); !ok {
 		return false
 	}
 	if line, ok = haproxyTail(h, line, e); !ok {
@@ -281,6 +339,8 @@ func fastTCPLog(x *Extractor, line []byte, e *Entry) bool {
 		m = m*10 + uint64(c-'0')
 	}
 	e.Fields[h.backendQueue] = line
-	e.known(h.backendQueue, float64(m), true)
+	if h.reads[h.backendQueue] {
+		e.known(h.backendQueue, float64(m), true)
+	}
 	return true
 }

@@ -283,6 +283,12 @@ type rfcDate struct {
 	date [10]byte
 	secs int64
 	set  bool
+	// parse's last second (yyyy-mm-ddThh:mm:ss) and its Unix seconds,
+	// before the zone: a log writes many lines a second, each with its
+	// own fraction, and comparing 19 bytes is cheaper than reading them.
+	second     [19]byte
+	secondSecs int64
+	secondSet  bool
 }
 
 // parse reads the common RFC 3339 form by hand, without allocating:
@@ -292,6 +298,9 @@ type rfcDate struct {
 // ok is false for anything else (time.Parse then judges it), and for an
 // out-of-range element, which time.Parse refuses too.
 func (c *rfcDate) parse(b []byte) (int64, bool) {
+	if len(b) >= 20 && c.secondSet && string(b[:19]) == string(c.second[:]) {
+		return fractionZone(b, c.secondSecs)
+	}
 	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
 		return 0, false
 	}
@@ -307,6 +316,15 @@ func (c *rfcDate) parse(b []byte) (int64, bool) {
 	if hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
 		return 0, false
 	}
+	copy(c.second[:], b[:19])
+	c.secondSecs, c.secondSet = c.secs+int64(hour*3600+minute*60+sec), true
+	return fractionZone(b, c.secondSecs)
+}
+
+// fractionZone reads the [.fraction](Z|+hh:mm|-hh:mm) that follows the
+// second of an RFC 3339 time b, whose Unix seconds before the zone are
+// secs.
+func fractionZone(b []byte, secs int64) (int64, bool) {
 	i, frac := 19, int64(0)
 	if b[i] == '.' {
 		read := 0
@@ -337,7 +355,7 @@ func (c *rfcDate) parse(b []byte) (int64, bool) {
 	default:
 		return 0, false
 	}
-	s := c.secs + int64(hour*3600+minute*60+sec) + zone
+	s := secs + zone
 	if s < minSec || s >= maxSec-1 {
 		return 0, false
 	}

@@ -172,3 +172,37 @@ func FuzzParseUnitFrac(f *testing.F) {
 		}
 	})
 }
+
+// TestRFC3339TimesInOneSecondAreReadFromItsRememberedSecond reads a
+// sequence of times through one rfcDate: those within the second read
+// before take it from memory (its fraction and zone still read), and
+// each agrees with a reader that remembers nothing and, where it reads
+// the time, with time.Parse.
+func TestRFC3339TimesInOneSecondAreReadFromItsRememberedSecond(t *testing.T) {
+	var c rfcDate
+	for _, s := range []string{
+		"2016-04-15T20:17:00.310Z",
+		"2016-04-15T20:17:00.311Z",
+		"2016-04-15T20:17:00+02:00",
+		"2016-04-15T20:17:00.5-01:30",
+		"2016-04-15T20:17:00.Z", // a dot without digits, after the same second
+		"2016-04-15T20:17:00.1+24:00",
+		"2016-04-15T20:17:01.001Z",
+		"2016-04-16T20:17:01.001Z", // another day, the same time of day
+		"2016-04-16T20:17:61.001Z",
+		"2016-04-16T20:17:01.002Z",
+	} {
+		got, ok := c.parse([]byte(s))
+		var fresh rfcDate
+		want, wantOK := fresh.parse([]byte(s))
+		if got != want || ok != wantOK {
+			t.Errorf("parse(%q) = %v %v after the times before it, %v %v alone", s, got, ok, want, wantOK)
+		}
+		if tt, err := time.Parse(time.RFC3339, s); ok && (err != nil || tt.UnixNano() != got) {
+			t.Errorf("parse(%q) = %v %v; time.Parse says %v, %v", s, got, ok, tt, err)
+		}
+		if ok && (!c.secondSet || string(c.second[:]) != s[:19]) {
+			t.Errorf("parse(%q) left its second unremembered: %q", s, c.second)
+		}
+	}
+}
