@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/timbertally/timbertally/lib/internal/atomicfile"
 )
 
 func read(t *testing.T, path string) (string, uint64) {
@@ -200,6 +202,34 @@ func FuzzRead(f *testing.F) {
 		got, n, err := Read(append(bytes.Clone(slot), slot...))
 		if err != nil || string(got) != rec+"\n" || n != seq {
 			t.Fatalf("%q seq %d read back as %q seq %d: %v", rec, seq, got, n, err)
+		}
+	})
+}
+
+// BenchmarkASave saves a cursor's line in place (a Writer) and by
+// replacing the file (atomicfile.WriteFile, as tgpush did before), in a
+// directory on the disk under test (SLOTFILE_DIR, else the test's
+// temporary one): a save's time is its flushes'.
+func BenchmarkASave(b *testing.B) {
+	dir := os.Getenv("SLOTFILE_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	line := []byte("tgpush v=3 offset=45975 dev=65024 ino=9978322 sig=e12ffae5 siglen=256 bucket=2026-12-01T21:16:00Z width=10s after=0 labels=host=web1 sends=buckets zeroed=0\n")
+	b.Run("in-place", func(b *testing.B) {
+		w := NewWriter(filepath.Join(dir, "bench-slots"))
+		defer w.Close()
+		for b.Loop() {
+			if err := w.Save(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("replaced", func(b *testing.B) {
+		for b.Loop() {
+			if err := atomicfile.WriteFile(filepath.Join(dir, "bench-whole"), line); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
