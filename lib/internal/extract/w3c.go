@@ -246,7 +246,23 @@ func (x *Extractor) Why(reason string) string {
 	if s == nil || reason != ReasonTime || s.cur == nil || s.cur.timed() {
 		return ""
 	}
+	for _, id := range []string{"date", "time"} {
+		if n := countOf(s.cur.ids, id); n > 1 {
+			return fmt.Sprintf("the #Fields header names the %s column %d times (it names: %s), and a W3C line's time is one date column and the time column right after it: fix the server's logging fields so that each is named once; the lines logged under this header stay !drop reason=time", id, n, strings.Join(s.cur.ids, " "))
+		}
+	}
 	return fmt.Sprintf("the #Fields header names no date and time columns side by side (it names: %s), and a W3C line's time is the two: have the server log both (IIS: tick Date and Time in the site's logging fields); the lines logged without them stay !drop reason=time", strings.Join(s.cur.ids, " "))
+}
+
+// countOf counts id in ids.
+func countOf(ids []string, id string) int {
+	n := 0
+	for _, s := range ids {
+		if s == id {
+			n++
+		}
+	}
+	return n
 }
 
 // timed reports whether the layout has a time: a date column and the time
