@@ -241,9 +241,9 @@ func boolDigit(b bool) int {
 	return 0
 }
 
-func (c Cursor) save(w *slotfile.Writer, path string) error {
+func (c Cursor) save(w *slotfile.Writer) error {
 	if err := w.Save(c.format()); err != nil {
-		return fmt.Errorf("tgpush: cannot save the cursor %s: %v; nothing after it is lost: the next run re-sends from the last saved cursor", path, err)
+		return fmt.Errorf("tgpush: cannot save the cursor %s: %v; nothing after it is lost: the next run re-sends from the last saved cursor", w.Path(), err)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c")
 	w := slotfile.NewWriter(path) // the first save replaces the file, the second writes in place
 	defer w.Close()
-	if err := c.save(w, path); err != nil {
+	if err := c.save(w); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := loadCursor(path)
@@ -33,7 +33,7 @@ func TestACursorReadsBackAsItWasSaved(t *testing.T) {
 		t.Errorf("format %q, want %q", c.format(), want)
 	}
 	c.From = 1796121340 * 1e9
-	if err := c.save(w, path); err != nil {
+	if err := c.save(w); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, err := loadCursor(path); err != nil || !reflect.DeepEqual(got, c) || !strings.HasSuffix(string(c.format()), " from=2026-12-01T10:35:40Z\n") {

@@ -204,7 +204,7 @@ func (p *pusher) changed(cur Cursor) Changed {
 // under.
 func (p *pusher) save() error {
 	p.cur.Labels, p.cur.Known, p.cur.Sends = tapeLabels(p.o.Labels), true, p.shape.sends()
-	return p.cur.save(p.cw, p.o.Cursor)
+	return p.cur.save(p.cw)
 }
 
 // sameFrom reports whether --from repeats the lower bound the cursor

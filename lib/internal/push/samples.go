@@ -114,7 +114,7 @@ func (b *batch) add(g Group, at, ms int64) {
 
 // series puts a sample of each series line in the batch, at ms.
 func (b *batch) series(lines []tape.Record, ms int64) {
-	if b.index == nil {
+	if b.index == nil && !b.direct { // the direct form writes each series as it comes: no index
 		b.index = make(map[string]int, len(lines)+4) // grown once, not a dozen times
 	}
 	for i := range lines {

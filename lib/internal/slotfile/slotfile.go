@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/timbertally/timbertally/lib/internal/atomicfile"
@@ -46,11 +47,15 @@ type Writer struct {
 	f    *os.File // the file saved in place; nil before the first save
 	size int      // a slot's size
 	seq  uint64   // the last save's sequence number
+	slot []byte   // the slot being written, kept for the next save
 }
 
 // NewWriter saves at path. Its first save replaces the file whole, both
 // slots alike, so its sequence numbers need follow no earlier writer's.
 func NewWriter(path string) *Writer { return &Writer{path: path} }
+
+// Path is the file the Writer saves.
+func (w *Writer) Path() string { return w.path }
 
 // Save makes rec (one line; a trailing newline is dropped) the file's
 // record, durably.
@@ -64,9 +69,9 @@ func (w *Writer) Save(rec []byte) error {
 	if w.f == nil || len(line) > w.size || !w.inPlace() {
 		return w.replace(line)
 	}
-	slot := make([]byte, w.size)
-	pad(slot, line)
-	if _, err := w.f.WriteAt(slot, int64(w.seq%2)*int64(w.size)); err != nil {
+	w.slot = slices.Grow(w.slot[:0], w.size)[:w.size]
+	pad(w.slot, line)
+	if _, err := w.f.WriteAt(w.slot, int64(w.seq%2)*int64(w.size)); err != nil {
 		return err
 	}
 	return datasync(w.f)

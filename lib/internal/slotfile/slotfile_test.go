@@ -26,6 +26,23 @@ func read(t *testing.T, path string) (string, uint64) {
 	return string(rec), seq
 }
 
+// newWriter is a Writer at a file c in the test's temporary directory,
+// closed when the test ends.
+func newWriter(t *testing.T) (*Writer, string) {
+	path := filepath.Join(t.TempDir(), "c")
+	w := NewWriter(path)
+	t.Cleanup(func() { w.Close() })
+	return w, path
+}
+
+// save saves rec, and fails the test if it cannot.
+func save(t *testing.T, w *Writer, rec string) {
+	t.Helper()
+	if err := w.Save([]byte(rec)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func ino(t *testing.T, path string) uint64 {
 	t.Helper()
 	st, err := os.Stat(path)
@@ -36,15 +53,11 @@ func ino(t *testing.T, path string) uint64 {
 }
 
 func TestEverySaveReadsBackAndAllButTheFirstWriteTheSameFileInPlace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c")
-	w := NewWriter(path)
-	defer w.Close()
+	w, path := newWriter(t)
 	var first uint64
 	for i := range 20 {
 		rec := fmt.Sprintf("tgpush offset=%d labels=%s\n", i*1000, strings.Repeat("x", i))
-		if err := w.Save([]byte(rec)); err != nil {
-			t.Fatal(err)
-		}
+		save(t, w, rec)
 		if got, seq := read(t, path); got != rec || seq != uint64(i+1) {
 			t.Fatalf("save %d read back %q seq %d", i, got, seq)
 		}
@@ -63,18 +76,12 @@ func TestEverySaveReadsBackAndAllButTheFirstWriteTheSameFileInPlace(t *testing.T
 // torn sector) leaves the record before it or, once every changed byte is
 // down, the new one: never a mix, never an error.
 func TestASaveCutOffAtAnyByteReadsAsTheRecordBeforeItOrTheNewOne(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c")
-	w := NewWriter(path)
-	defer w.Close()
+	w, path := newWriter(t)
 	old := "tgpush offset=1000 bucket=2026-12-01T10:35:30Z\n"
-	if err := w.Save([]byte(old)); err != nil {
-		t.Fatal(err)
-	}
+	save(t, w, old)
 	before, _ := os.ReadFile(path)
 	neu := "tgpush offset=2345 bucket=2026-12-01T10:35:40Z\n"
-	if err := w.Save([]byte(neu)); err != nil {
-		t.Fatal(err)
-	}
+	save(t, w, neu)
 	after, _ := os.ReadFile(path)
 	at := bytes.IndexFunc(after, func(rune) bool { return false }) // -1
 	for i := range after {
@@ -115,12 +122,8 @@ func TestASaveCutOffAtAnyByteReadsAsTheRecordBeforeItOrTheNewOne(t *testing.T) {
 }
 
 func TestBothSlotsSpoiledIsATornErrorNeverAnEmptyRecord(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c")
-	w := NewWriter(path)
-	defer w.Close()
-	if err := w.Save([]byte("tgpush offset=1\n")); err != nil {
-		t.Fatal(err)
-	}
+	w, path := newWriter(t)
+	save(t, w, "tgpush offset=1\n")
 	data, _ := os.ReadFile(path)
 	data[3] ^= 1
 	data[sector+3] ^= 1
@@ -130,14 +133,10 @@ func TestBothSlotsSpoiledIsATornErrorNeverAnEmptyRecord(t *testing.T) {
 }
 
 func TestARecordThatOutgrowsItsSlotsReplacesTheFileWithLargerOnes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c")
-	w := NewWriter(path)
-	defer w.Close()
+	w, path := newWriter(t)
 	for _, n := range []int{10, 2000, 30, 5000} {
 		rec := "r " + strings.Repeat("y", n) + "\n"
-		if err := w.Save([]byte(rec)); err != nil {
-			t.Fatal(err)
-		}
+		save(t, w, rec)
 		if got, _ := read(t, path); got != rec {
 			t.Fatalf("record of %d read back as %d bytes", len(rec), len(got))
 		}
@@ -148,16 +147,10 @@ func TestARecordThatOutgrowsItsSlotsReplacesTheFileWithLargerOnes(t *testing.T) 
 }
 
 func TestAFileRemovedOrReplacedUnderTheWriterIsWrittenAgainWhole(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c")
-	w := NewWriter(path)
-	defer w.Close()
-	if err := w.Save([]byte("a 1\n")); err != nil {
-		t.Fatal(err)
-	}
+	w, path := newWriter(t)
+	save(t, w, "a 1\n")
 	os.Remove(path)
-	if err := w.Save([]byte("a 2\n")); err != nil {
-		t.Fatal(err)
-	}
+	save(t, w, "a 2\n")
 	if got, _ := read(t, path); got != "a 2\n" {
 		t.Fatalf("after a removal read %q", got)
 	}
@@ -165,9 +158,7 @@ func TestAFileRemovedOrReplacedUnderTheWriterIsWrittenAgainWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Rename(path+".new", path)
-	if err := w.Save([]byte("a 3\n")); err != nil {
-		t.Fatal(err)
-	}
+	save(t, w, "a 3\n")
 	if got, _ := read(t, path); got != "a 3\n" {
 		t.Fatalf("after a replacement read %q", got)
 	}

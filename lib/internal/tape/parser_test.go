@@ -12,7 +12,8 @@ import (
 func checkParser(t *testing.T, p *Parser, line []byte) Record {
 	t.Helper()
 	want, wantErr := ParseOrLater(line)
-	got, err := p.ParseOrLater(line)
+	var got Record
+	err := p.ParseInto(&got, line)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: the parser gives %+v (%v), ParseOrLater %+v (%v)", line, got, err, want, wantErr)
 	}
@@ -86,9 +87,10 @@ func TestAParsersRewindReusesOnlyTheSeriesSlabsAndThenAllocatesNothing(t *testin
 		checkParser(t, &p, l)
 	}
 	p.RewindSeries()
+	var scratch Record
 	if allocs := testing.AllocsPerRun(5, func() {
 		for _, l := range lines {
-			if _, err := p.ParseOrLater(l); err != nil {
+			if err := p.ParseInto(&scratch, l); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -387,15 +387,20 @@ func unescape(s string) (string, error) {
 }
 
 // Parse parses one tape line, without its '\n'.
-func Parse(line []byte) (Record, error) { return parseLine(line, string(line), nil) }
+func Parse(line []byte) (Record, error) { return parseLine(line, string(line)) }
 
-// parseLine parses line, whose text s is, its labels appended to labels.
-func parseLine(line []byte, s string, labels []Label) (Record, error) {
-	r, err := parse(s, labels)
+// parseLine parses line, whose text s is.
+func parseLine(line []byte, s string) (Record, error) {
+	r, err := parse(s)
 	if err != nil {
-		return Record{}, fmt.Errorf("malformed tape record %q: %w", clip(line), err)
+		return Record{}, malformed(line, err)
 	}
 	return r, nil
+}
+
+// malformed is the error of a line that is no record, for why.
+func malformed(line []byte, why error) error {
+	return fmt.Errorf("malformed tape record %q: %w", clip(line), why)
 }
 
 // A Parser parses lines as ParseOrLater does, but a record's strings and
@@ -456,32 +461,25 @@ const (
 	labelRoom  = 16
 )
 
-// ParseOrLater is ParseOrLater's, from the parser's slabs.
-func (p *Parser) ParseOrLater(line []byte) (Record, error) {
-	var r Record
-	err := p.ParseInto(&r, line)
-	return r, err
-}
-
-// ParseInto is ParseOrLater into *r, which it overwrites whole: a series
+// ParseInto is ParseOrLater, from the parser's slabs, into *r, which it overwrites whole: a series
 // line, the bulk of a tape, is parsed in place (a Record is 160 bytes,
 // copied once a call level otherwise).
 func (p *Parser) ParseInto(r *Record, line []byte) error {
 	if len(line) == 0 || line[0] < '0' || line[0] > '9' { // no series: no time first
 		var err error
-		*r, err = orLater(parseLine(line, p.text.String(line), nil))
+		*r, err = orLater(parseLine(line, p.text.String(line)))
 		return err
 	}
 	if len(p.labels) < labelRoom {
 		p.labels = p.nextChunk()
 	}
 	// A line that starts with a digit is a series line or damage (parse:
-	// no kind word starts with one); its error is parseLine's.
+	// no kind word starts with one).
 	s := p.series.String(line)
 	ts, rest, _ := strings.Cut(s, " ")
 	if err := parseSeriesInto(r, ts, rest, p.labels[:0:len(p.labels)], &p.last); err != nil {
 		*r = Record{}
-		return fmt.Errorf("malformed tape record %q: %w", clip(line), err)
+		return malformed(line, err)
 	}
 	if n := len(r.Labels); n > 0 {
 		if &r.Labels[0] == &p.labels[0] { // not grown out of the chunk
@@ -525,7 +523,7 @@ func clip(line []byte) string {
 	return string(line[:clipLen]) + "..."
 }
 
-func parse(s string, labels []Label) (Record, error) {
+func parse(s string) (Record, error) {
 	word, rest, more := strings.Cut(s, " ")
 	switch word {
 	case "seal":
@@ -545,7 +543,7 @@ func parse(s string, labels []Label) (Record, error) {
 	if word == "" || word[0] < '0' || word[0] > '9' {
 		return Record{}, errNoRecord // no time: no series line either
 	}
-	return parseSeries(word, rest, labels)
+	return parseSeries(word, rest)
 }
 
 // errNoRecord is why a line that starts with neither a time nor a kind
@@ -553,9 +551,9 @@ func parse(s string, labels []Label) (Record, error) {
 // hide why it is not a later kind's record.
 var errNoRecord = errors.New("a tape line is a series (a time first), a seal, !late, !drop, !cap or end record, or a later kind's: a kind word ([!]?[a-z][a-z0-9_-]*) and then key=value words one space apart, keys [a-z][a-z0-9_]*, values printable ASCII without a space, and nothing else (no tab, CR or trailing space)")
 
-func parseSeries(ts, rest string, labels []Label) (Record, error) {
+func parseSeries(ts, rest string) (Record, error) {
 	var r Record
-	err := parseSeriesInto(&r, ts, rest, labels, nil)
+	err := parseSeriesInto(&r, ts, rest, nil, nil)
 	return r, err
 }
 
