@@ -91,9 +91,9 @@ func sizeField(e *Entry, fi int, b []byte, end byte) ([]byte, bool) {
 	return b[j+1:], true
 }
 
-// fastAWSELB is awselb's straight-line cut (a fastCut).
-func fastAWSELB(x *Extractor, line []byte, e *Entry) bool {
-	a, f := x.nf.elb, e.Fields
+// cut is awselb's straight-line cut (a fastCut).
+func (a *elbFields) cut(x *Extractor, line []byte, e *Entry) bool {
+	f := e.Fields
 	j := indexByte(line, ' ') // timestamp: a time, which the loop lets be empty (its parse refuses it)
 	if j < 0 {
 		return false

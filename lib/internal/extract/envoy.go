@@ -17,12 +17,11 @@ func envoyIndexes(names []string) *envoyFields {
 		quoted: [5]int{at("req_x_forwarded_for"), at("req_user_agent"), at("req_x_request_id"), at("req_authority"), at("upstream_host")}}
 }
 
-// fastEnvoy cuts Envoy's default format (see haproxy.go for the rule: it
+// cut cuts Envoy's default format (see haproxy.go for the rule: it
 // only succeeds where the compiled cutter reads the same):
 //
 //	[START_TIME] "METHOD PATH PROTOCOL" CODE FLAGS RECEIVED SENT DURATION UPSTREAM_TIME "XFF" "UA" "ID" "AUTHORITY" "UPSTREAM"
-func fastEnvoy(x *Extractor, line []byte, e *Entry) bool {
-	v := x.nf.env
+func (v *envoyFields) cut(x *Extractor, line []byte, e *Entry) bool {
 	if v.reads == nil {
 		v.reads = numbersRead(x)
 	}

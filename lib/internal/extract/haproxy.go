@@ -243,11 +243,10 @@ func haproxyTail(h *haproxyFields, line []byte, e *Entry) ([]byte, bool) {
 	return line, true
 }
 
-// fastHTTPLog cuts HAProxy's httplog:
+// httpLog cuts HAProxy's httplog:
 //
 //	ci:cp [tr] ft b/s TR/Tw/Tc/Tr/Ta ST B CC CS tsc ac/fc/bc/sc/rc sq/bq [{hr} [{hs}]] "r"
-func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
-	h := x.nf.hap
+func (h *haproxyFields) httpLog(x *Extractor, line []byte, e *Entry) bool {
 	f := e.Fields
 	line, ok := haproxyHead(x, h, line, e)
 	if !ok {
@@ -309,11 +308,10 @@ func fastHTTPLog(x *Extractor, line []byte, e *Entry) bool {
 	return true
 }
 
-// fastTCPLog cuts HAProxy's tcplog:
+// tcpLog cuts HAProxy's tcplog:
 //
 //	ci:cp [t] ft b/s Tw/Tc/Tt B ts ac/fc/bc/sc/rc sq/bq
-func fastTCPLog(x *Extractor, line []byte, e *Entry) bool {
-	h := x.nf.hap
+func (h *haproxyFields) tcpLog(x *Extractor, line []byte, e *Entry) bool {
 	line, ok := haproxyHead(x, h, line, e)
 	if !ok {
 		return false

@@ -22,15 +22,9 @@ const ReasonHeader = "header"
 type namedFormat struct {
 	main     *logFormat
 	variants []variant
-	header   []byte         // a line starting so is a header
-	last     int            // the variant the line before fitted, -1: the main form
-	fast     fastCut        // a default format's straight-line cutter (haproxy.go, envoy.go, squid.go, awselb.go, traefik.go, quotedcsv.go), or nil
-	hap      *haproxyFields // fast HAProxy: its fields' indexes
-	env      *envoyFields   // fast Envoy: its fields' indexes
-	squid    *squidFields   // fast squid: its fields' indexes
-	elb      *elbFields     // fast awselb: its fields' indexes
-	csv      *quotedCSV     // fast quoted fields only (cloudstorage): the columns
-	traefik  *traefikFields // fast traefikclf: its tail's fields' indexes
+	header   []byte  // a line starting so is a header
+	last     int     // the variant the line before fitted, -1: the main form
+	fast     fastCut // a default format's straight-line cutter, a method of its fields' indexes (haproxy.go, envoy.go, squid.go, awselb.go, traefik.go, quotedcsv.go), or nil
 	squeeze  bool
 	syslog   bool
 }
@@ -63,26 +57,26 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 	}
 	switch l.Name {
 	case "haproxy httplog":
-		nf.fast, nf.hap = fastHTTPLog, haproxyIndexes(names, false)
+		nf.fast = haproxyIndexes(names, false).httpLog
 	case "haproxy tcplog":
-		nf.fast, nf.hap = fastTCPLog, haproxyIndexes(names, true)
+		nf.fast = haproxyIndexes(names, true).tcpLog
 	case "squid":
-		nf.fast, nf.squid = fastSquid, squidIndexes(names)
+		nf.fast = squidIndexes(names).cut
 	case "awselb":
-		if nf.elb = elbIndexes(l, nf.main); nf.elb != nil {
-			nf.fast = fastAWSELB
+		if a := elbIndexes(l, nf.main); a != nil {
+			nf.fast = a.cut
 		}
 	case "envoy":
 		if l.Source == doc.EnvoyDefault {
-			nf.fast, nf.env = fastEnvoy, envoyIndexes(names)
+			nf.fast = envoyIndexes(names).cut
 		}
 	case "traefikclf":
-		if nf.traefik = traefikIndexes(l, nf.main); nf.traefik != nil {
-			nf.fast = fastTraefikCLF
+		if t := traefikIndexes(l, nf.main); t != nil {
+			nf.fast = t.cut
 		}
 	case "cloudstorage":
-		if nf.csv = quotedCSVOf(l, nf.main); nf.csv != nil {
-			nf.fast = fastQuotedCSV
+		if q := quotedCSVOf(l, nf.main); q != nil {
+			nf.fast = q.cut
 		}
 	}
 	for _, vl := range l.Variants {

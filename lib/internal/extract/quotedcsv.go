@@ -45,13 +45,13 @@ func quotedCSVOf(l *doc.LogFormat, lf *logFormat) *quotedCSV {
 	return q
 }
 
-// fastQuotedCSV is the straight-line cut of a quotedCSV layout (a
+// cut is the straight-line cut of a quotedCSV layout (a
 // fastCut).
-func fastQuotedCSV(x *Extractor, line []byte, e *Entry) bool {
+func (q *quotedCSV) cut(x *Extractor, line []byte, e *Entry) bool {
 	if len(line) == 0 || line[0] != '"' || bytes.IndexByte(line, '\\') >= 0 {
 		return false
 	}
-	cols, f := x.nf.csv.cols, e.Fields
+	cols, f := q.cols, e.Fields
 	rest := line[1:]
 	for i := range cols {
 		c := &cols[i]

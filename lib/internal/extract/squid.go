@@ -55,10 +55,10 @@ func slashed(tok []byte) (a, b []byte, ok bool) {
 	return nil, nil, false
 }
 
-// fastSquid is squid's straight-line cut (a fastCut), on the line as
+// cut is squid's straight-line cut (a fastCut), on the line as
 // logged, padding and all.
-func fastSquid(x *Extractor, line []byte, e *Entry) bool {
-	s, f := x.nf.squid, e.Fields
+func (s *squidFields) cut(x *Extractor, line []byte, e *Entry) bool {
+	f := e.Fields
 	var tok, rest []byte
 	var ok bool
 	if f[s.time], rest, ok = padded(line); !ok {

@@ -41,9 +41,8 @@ func traefikIndexes(l *doc.LogFormat, lf *logFormat) *traefikFields {
 	return t
 }
 
-// fastTraefikCLF is traefikclf's straight-line cut (a fastCut).
-func fastTraefikCLF(x *Extractor, line []byte, e *Entry) bool {
-	t := x.nf.traefik
+// cut is traefikclf's straight-line cut (a fastCut).
+func (t *traefikFields) cut(x *Extractor, line []byte, e *Entry) bool {
 	rest, _, reason := cutCombined(line, e, x.nf.main.fast, true, x.request)
 	if reason != "" || len(rest) == 0 || rest[0] != ' ' { // the space of the agent's `" `
 		return false
