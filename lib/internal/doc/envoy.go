@@ -23,6 +23,10 @@ var envoyKinds = map[string]FieldKind{
 	"UPSTREAM_HEADER_BYTES_SENT": Numeric, "UPSTREAM_HEADER_BYTES_RECEIVED": Numeric,
 	"DOWNSTREAM_HEADER_BYTES_SENT": Numeric, "DOWNSTREAM_HEADER_BYTES_RECEIVED": Numeric,
 	"CONNECTION_ID": Numeric,
+	// Ports: numbers, so that an address _WITHOUT_PORT before ":" and its
+	// port reads an IPv6 address whole (Part.Addr).
+	"DOWNSTREAM_REMOTE_PORT": Numeric, "DOWNSTREAM_DIRECT_REMOTE_PORT": Numeric, "DOWNSTREAM_LOCAL_PORT": Numeric,
+	"UPSTREAM_LOCAL_PORT": Numeric, "UPSTREAM_REMOTE_PORT": Numeric,
 }
 
 // envoyVocab are Envoy's common names.

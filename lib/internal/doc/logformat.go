@@ -34,6 +34,12 @@ type Part struct {
 	// Delimited: the literals around the field delimit it ({…}), so it
 	// may be empty where a bare field is "-".
 	Delimited bool
+	// Addr: an address before ":" and a port (HAProxy's %ci:%cp, Apache's
+	// %a:%{remote}p). It ends at the last ':' before the port's own end,
+	// since an IPv6 address, which these servers write without brackets,
+	// has colons of its own. A port is a number, never a ':', so no line
+	// that read by the first ':' reads otherwise.
+	Addr bool
 }
 
 // LogFormat is a server's log line layout: a literal prefix, then fields
@@ -156,6 +162,10 @@ func compileLogFormat(server, src string, elems []element) (*LogFormat, error) {
 		if p.Kind == Stamp && p.Lit != "" {
 			p.Skip = strings.Count(stampSample(l.Server, p.Layout), p.Lit[:1])
 		}
+	}
+	for i := 1; i < len(l.Parts); i++ {
+		p, port := &l.Parts[i-1], l.Parts[i]
+		p.Addr = p.Kind == Text && !p.Quoted && p.Lit == ":" && (port.Kind == Numeric || port.Kind == Size) && !port.Quoted
 	}
 	return l, nil
 }

@@ -14,10 +14,14 @@ var nginxKinds = map[string]Part{
 	"request_length":      {Kind: Size},
 	"connection_requests": {Kind: Size},
 	"request_time":        {Kind: Numeric},
-	"request":             {Kind: Request},
-	"time_local":          {Kind: Stamp, Layout: LayoutCLF},
-	"time_iso8601":        {Kind: Stamp, Layout: LayoutRFC3339},
-	"msec":                {Kind: Stamp, Layout: LayoutUnix},
+	// Ports: numbers, so that "$remote_addr:$remote_port" reads an IPv6
+	// address whole (Part.Addr).
+	"remote_port": {Kind: Numeric}, "server_port": {Kind: Numeric}, "realip_remote_port": {Kind: Numeric},
+	"proxy_protocol_port": {Kind: Numeric}, "proxy_protocol_server_port": {Kind: Numeric},
+	"request":      {Kind: Request},
+	"time_local":   {Kind: Stamp, Layout: LayoutCLF},
+	"time_iso8601": {Kind: Stamp, Layout: LayoutRFC3339},
+	"msec":         {Kind: Stamp, Layout: LayoutUnix},
 }
 
 // upstreamNumbers are nginx's $upstream_* variables whose values are

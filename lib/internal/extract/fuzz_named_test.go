@@ -48,8 +48,12 @@ func newSlowNamed(d *doc.Doc) *slowNamed {
 	for k, f := range append([]*doc.LogFormat{l}, l.Variants...) {
 		var re strings.Builder
 		re.WriteString(`(?s)^` + regexp.QuoteMeta(f.Prefix))
-		for _, p := range f.Parts {
+		for i, p := range f.Parts {
 			switch {
+			case p.Addr && f.Parts[i+1].Lit == "":
+				re.WriteString(`(.*)`) // greedy: the last ':' before the port
+			case p.Addr:
+				re.WriteString(`([^` + regexp.QuoteMeta(f.Parts[i+1].Lit[:1]) + `]*)`)
 			case p.Lit == "" && k > 0 && p.Kind == doc.Text && !p.Quoted:
 				re.WriteString(`([^ \t]*)`) // an older form ends after a whole field
 			case p.Lit == "":

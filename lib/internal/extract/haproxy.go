@@ -1,6 +1,10 @@
 package extract
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
 
 // The default formats of HAProxy (httplog, tcplog) and Envoy are cut by
 // straight-line code first: their many short fields (timers, counters)
@@ -66,34 +70,36 @@ func numbersRead(x *Extractor) []bool {
 
 // upTo cuts a non-empty field ending at the first c of b; ok is false
 // when b has none or the field is empty. The fields it cuts are short (a
-// backend, "-", "----"): a plain loop, inlined where it is called, takes
-// about half the time of indexByte's call and word steps
-// (BenchmarkShortFieldEnds; bench/README.md, Named formats) and gives
-// each field's end a branch of its own to predict.
+// backend, "-", "----") and their lengths vary line to line: the first
+// word is searched without a call, and without a branch a byte, whose
+// exit the predictor would miss on a busy server's lines
+// (BenchmarkNamedFormats' -varied rows; bench/README.md, Named formats).
 func upTo(b []byte, c byte) (field, rest []byte, ok bool) {
-	for i, x := range b {
-		if x == c {
+	if len(b) >= 8 {
+		if m := byteMask(binary.LittleEndian.Uint64(b), c); m != 0 {
+			i := bits.TrailingZeros64(m) >> 3
 			return b[:i], b[i+1:], i > 0
 		}
 	}
-	return nil, nil, false
+	i := indexByte(b, c)
+	if i < 0 {
+		return nil, nil, false
+	}
+	return b[:i], b[i+1:], i > 0
 }
 
 // closingQuote returns the index of the first '"' after the one that
-// starts b, found by a plain loop (the quoted fields of the formats cut
-// here are short: an address, an id, a request line), or -1 when there is
-// none or a backslash may escape it (left to the compiled cutter, which
-// reads escapes).
+// starts b, or -1 when there is none or a backslash may escape it (left
+// to the compiled cutter, which reads escapes).
 func closingQuote(b []byte) int {
-	for q := 1; q < len(b); q++ {
-		if b[q] == '"' {
-			if b[q-1] == '\\' {
-				return -1
-			}
-			return q
-		}
+	if len(b) < 2 {
+		return -1
 	}
-	return -1
+	q := indexByte(b[1:], '"') // b[q] is the byte before the quote
+	if q < 0 || b[q] == '\\' {
+		return -1
+	}
+	return q + 1
 }
 
 // upToLong is upTo for a longer field (a date, an address), which
@@ -132,13 +138,18 @@ func intTo(b []byte, c byte) (n int, v float64, ok bool) {
 // numTo cuts a number field ending at c into field f, recording its
 // number when reads says the document may read it.
 func numTo(e *Entry, f int, b []byte, c byte, reads []bool) ([]byte, bool) {
-	n, m := digitsTo(b, c) // digits alone, inlined: nearly every one
-	v := float64(m)
-	if n == 0 {
-		var ok bool
-		if n, v, ok = intTo(b, c); !ok {
-			return nil, false
+	if len(b) >= 8 { // 1 to 7 digits, found a word at a time
+		if n := bits.TrailingZeros64(nonDigits(binary.LittleEndian.Uint64(b))) >> 3; n > 0 && n < 8 && b[n] == c {
+			e.Fields[f] = b[:n]
+			if reads[f] {
+				e.known(f, float64(digitsValue(b[:n])), true)
+			}
+			return b[n+1:], true
 		}
+	}
+	n, v, ok := intTo(b, c)
+	if !ok {
+		return nil, false
 	}
 	e.Fields[f] = b[:n]
 	if reads[f] {
@@ -147,12 +158,50 @@ func numTo(e *Entry, f int, b []byte, c byte, reads []bool) ([]byte, bool) {
 	return b[n+1:], true
 }
 
+// digitsValue is the value of b's digits, at most exactDigits of them.
+func digitsValue(b []byte) uint64 {
+	var m uint64
+	for _, c := range b {
+		m = m*10 + uint64(c-'0')
+	}
+	return m
+}
+
 // numbers cuts the integers of fs from b, '/' between them and end after
-// the last, in one loop over their bytes (one branch, whose pattern a
-// line's few short numbers make easy to predict, where a loop per number
-// has one more); false (left to the compiled cutter) for anything but 1
-// to 15 digits, optionally after '-', each.
+// the last. Their ends are the bytes that are not digits, found a word
+// at a time: the numbers' lengths vary line to line, and a loop over
+// their digits mispredicts the exit from each. Anything but 1 to 15
+// digits each (a "-1" timer) is left to numbersSlow.
 func numbers(e *Entry, fs []int, b []byte, end byte, reads []bool) ([]byte, bool) {
+	k, start, last := 0, 0, len(fs)-1
+	for w := 0; w+8 <= len(b); w += 8 {
+		for m := nonDigits(binary.LittleEndian.Uint64(b[w:])); m != 0; m &= m - 1 {
+			i := w + bits.TrailingZeros64(m)>>3
+			sep := byte('/')
+			if k == last {
+				sep = end
+			}
+			if b[i] != sep || i == start || i-start > exactDigits {
+				return numbersSlow(e, fs, b, end, reads)
+			}
+			f := fs[k]
+			e.Fields[f] = b[start:i]
+			if reads[f] {
+				e.known(f, float64(digitsValue(b[start:i])), true)
+			}
+			if k == last {
+				return b[i+1:], true
+			}
+			k, start = k+1, i+1
+		}
+	}
+	return numbersSlow(e, fs, b, end, reads)
+}
+
+// numbersSlow is numbers a byte at a time, for a line's last bytes and
+// for negative numbers; false (left to the compiled cutter) for anything
+// but 1 to 15 digits, optionally after '-', each.
+func numbersSlow(e *Entry, fs []int, b []byte, end byte, reads []bool) ([]byte, bool) {
 	k, start := 0, 0
 	var m uint64
 	neg := false
@@ -202,10 +251,18 @@ func haproxyHead(x *Extractor, h *haproxyFields, line []byte, e *Entry) ([]byte,
 	}
 	f := e.Fields
 	var ok bool
-	if f[h.clientIP], line, ok = upToLong(line, ':'); !ok {
+	// The address ends at the last ':' before the port's space: an IPv6
+	// one has colons of its own (doc.Part.Addr).
+	sp := indexByte(line, ' ')
+	if sp < 0 {
 		return nil, false
 	}
-	if line, ok = numTo(e, h.clientPort, line, ' ', h.reads); !ok || len(line) == 0 || line[0] != '[' {
+	c := bytes.LastIndexByte(line[:sp], ':')
+	if c <= 0 {
+		return nil, false
+	}
+	f[h.clientIP] = line[:c]
+	if line, ok = numTo(e, h.clientPort, line[c+1:], ' ', h.reads); !ok || len(line) == 0 || line[0] != '[' {
 		return nil, false
 	}
 	if f[h.date], line, ok = upToLong(line[1:], ']'); !ok || len(line) == 0 || line[0] != ' ' {
@@ -272,24 +329,18 @@ func (h *haproxyFields) httpLog(x *Extractor, line []byte, e *Entry) bool {
 	if line, ok = haproxyTail(h, line, e); !ok {
 		return false
 	}
-	n, v, ok := intTo(line, ' ')
-	if !ok {
+	if line, ok = numTo(e, h.backendQueue, line, ' ', h.reads); !ok {
 		return false
 	}
-	f[h.backendQueue] = line[:n]
-	if h.reads[h.backendQueue] {
-		e.known(h.backendQueue, v, true)
-	}
-	line = line[n+1:]
 	f[h.reqHeaders], f[h.respHeaders] = dash, dash
 	if len(line) > 0 && line[0] == '{' { // the captures: the request's, then the response's
-		i := bytes.IndexByte(line, '}')
+		i := indexByte(line, '}')
 		if i < 0 || len(line) < i+3 || line[i+1] != ' ' {
 			return false
 		}
 		f[h.reqHeaders], line = line[1:i], line[i+2:]
 		if len(line) > 0 && line[0] == '{' {
-			if i = bytes.IndexByte(line, '}'); i < 0 || len(line) < i+3 || line[i+1] != ' ' {
+			if i = indexByte(line, '}'); i < 0 || len(line) < i+3 || line[i+1] != ' ' {
 				return false
 			}
 			f[h.respHeaders], line = line[1:i], line[i+2:]

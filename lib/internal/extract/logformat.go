@@ -22,6 +22,10 @@ type cut struct {
 	skip  int  // occurrences of end inside the field
 	plain bool // a text field that goes to Entry.Fields: nothing to check
 	empty bool // may be empty: between literals that delimit it (HAProxy's {} captures)
+	// howAddr: the byte that ends the port after the address (the next
+	// cut's end), or portLast when the port ends the line.
+	portEnd  byte
+	portLast bool
 }
 
 // How a cut finds its field's end.
@@ -34,6 +38,7 @@ const (
 	howStatus        // three digits then end, mostly: checked as found
 	howSize          // digits then end, mostly: read as found
 	howNumber        // a decimal then end, mostly: read as found
+	howAddr          // an address before ':' and a port: the last ':' before the port's end
 )
 
 // logFormat is a compiled Apache LogFormat or nginx log_format.
@@ -66,6 +71,8 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 		switch {
 		case p.Lit == "":
 			k.how = howLast
+		case p.Addr:
+			k.how = howAddr
 		case p.Quoted:
 			k.how = howQuoted
 		case p.Kind == doc.List || p.Kind == doc.TextList:
@@ -83,6 +90,11 @@ func compileLogFormat(l *doc.LogFormat) *logFormat {
 			k.end, k.tail = p.Lit[0], []byte(p.Lit[1:])
 		}
 		c.cuts = append(c.cuts, k)
+	}
+	for i := range c.cuts {
+		if c.cuts[i].how == howAddr { // a port follows: doc.Part.Addr
+			c.cuts[i].portEnd, c.cuts[i].portLast = c.cuts[i+1].end, c.cuts[i+1].how == howLast
+		}
 	}
 	for at := 0; at <= maxLead && at < len(l.Parts); at++ {
 		if at > 0 && !leadPart(l.Parts[at-1]) {
@@ -275,6 +287,8 @@ func (x *Extractor) cutAll(cuts []cut, rest []byte, e *Entry) ([]byte, string) {
 			}
 		case howList:
 			j = listEnd(rest, c.end)
+		case howAddr:
+			j = addrEnd(rest, c)
 		case howLast:
 			j = len(rest)
 			if (c.kind == doc.Status || c.kind == doc.Size || c.kind == doc.Numeric) && bytes.IndexByte(rest, ' ') >= 0 {
@@ -305,6 +319,18 @@ func (x *Extractor) cutAll(cuts []cut, rest []byte, e *Entry) ([]byte, string) {
 		}
 	}
 	return rest, ""
+}
+
+// addrEnd returns where an address before ':' and a port ends: at the
+// last ':' before the port's own end (doc.Part.Addr), or -1.
+func addrEnd(rest []byte, c *cut) int {
+	k := len(rest)
+	if !c.portLast {
+		if k = indexByte(rest, c.portEnd); k < 0 {
+			return -1
+		}
+	}
+	return bytes.LastIndexByte(rest[:k], ':')
 }
 
 // tail consumes the rest of c's literal after its first byte from *rest,

@@ -203,6 +203,42 @@ metric up sum=upstream_response_time by=upstream_cache_status
 	}
 }
 
+// TestAnAddressBeforeAPortEndsAtTheLastColon: HAProxy and Apache write an
+// IPv6 address before ":port" without brackets, so the address is all
+// up to the last ':' before the port's end (doc.Part.Addr), wherever the
+// pair stands and whatever ends the port.
+func TestAnAddressBeforeAPortEndsAtTheLastColon(t *testing.T) {
+	for _, c := range []struct {
+		format, line string
+		want         map[string]string
+	}{
+		{`format haproxy '%ci:%cp [%tr] %fi:%fp/%ST'`, `2001:db8::7:51234 [05/Dec/2026:02:00:01.004] fe80::1%eth0:443/200`,
+			map[string]string{"client_ip": "2001:db8::7", "client_port": "51234", "frontend_ip": "fe80::1%eth0", "frontend_port": "443", "status_code": "200"}},
+		{`format haproxy '[%tr] %ST %si:%sp'`, `[05/Dec/2026:02:00:01.004] 503 ::1:8080`,
+			map[string]string{"server_ip": "::1", "server_port": "8080"}},
+		{`format haproxy '%ci:%cp [%tr] %ST'`, `192.0.2.4:5123 [05/Dec/2026:02:00:01.004] 200`,
+			map[string]string{"client_ip": "192.0.2.4", "client_port": "5123"}},
+		{`format apache "%a:%{remote}p %t %>s"`, `::ffff:192.0.2.4:5123 [10/Oct/2026:13:55:36 +0000] 200`,
+			map[string]string{"client_ip": "::ffff:192.0.2.4", "remote_port": "5123"}},
+		{`format nginx '$remote_addr:$remote_port [$time_local] $status $server_addr:$server_port'`, `2001:db8::1:40001 [10/Oct/2026:13:55:36 +0000] 200 ::1:-`,
+			map[string]string{"remote_addr": "2001:db8::1", "remote_port": "40001", "server_addr": "::1", "server_port": "-"}},
+		{`format envoy '[%START_TIME%] %DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%:%DOWNSTREAM_REMOTE_PORT% %RESPONSE_CODE%'`, `[2016-04-15T20:17:00.310Z] 2001:db8::9:443 200`,
+			map[string]string{"downstream_remote_address_without_port": "2001:db8::9", "downstream_remote_port": "443"}},
+	} {
+		x := newExtractor(t, c.format+"\nwindow 10s\nmetric requests count\n")
+		var e Entry
+		if r := x.Extract([]byte(c.line), &e); r != "" {
+			t.Errorf("%s: %q: !drop reason=%s", c.format, c.line, r)
+			continue
+		}
+		for name, want := range c.want {
+			if got := e.Fields[x.Field(name)]; string(got) != want {
+				t.Errorf("%s: %s is %q, want %q", c.format, name, got, want)
+			}
+		}
+	}
+}
+
 func TestEveryCompiledFormatExtractsWithoutAllocating(t *testing.T) {
 	for _, c := range []struct{ doc, line string }{
 		{apacheCombinedLF, goodLine},

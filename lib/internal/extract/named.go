@@ -232,33 +232,28 @@ func afterSyslog(line []byte) []byte {
 		}
 		return line
 	}
-	if rest, ok := afterTag(b); ok { // no HOST
-		return rest
+	sp := indexByte(b, ' ')
+	if sp >= 2 && b[sp-1] == ':' { // a TAG, no HOST
+		return b[sp+1:]
 	}
-	sp := bytes.IndexByte(b, ' ') // HOST
 	if sp <= 0 {
 		return line
 	}
-	if rest, ok := afterTag(b[sp+1:]); ok {
+	if rest, ok := afterTag(b[sp+1:]); ok { // after the HOST
 		return rest
 	}
 	return line
 }
 
 // afterTag returns b after a syslog TAG and its ": " at its start: bytes
-// without a space, the first ':' followed by a space.
+// without a space, the first ':' followed by a space (so the byte before
+// b's first space).
 func afterTag(b []byte) ([]byte, bool) {
-	for i := 0; i+1 < len(b); i++ {
-		switch b[i] {
-		case ' ':
-			return nil, false
-		case ':':
-			if b[i+1] == ' ' && i > 0 {
-				return b[i+2:], true
-			}
-		}
+	sp := indexByte(b, ' ')
+	if sp < 2 || b[sp-1] != ':' {
+		return nil, false
 	}
-	return nil, false
+	return b[sp+1:], true
 }
 
 // afterPidTag returns b after a TAG of the form name[pid]: and its space,
@@ -368,14 +363,20 @@ func (c *rfcDate) parseDateTime(b []byte, sep byte) (int64, bool) {
 
 // parseHAProxy reads HAProxy's dd/Mon/yyyy:hh:mm:ss[.fraction] (%t, %tr:
 // the host's local time, without a zone), in UTC.
+//
+// The last second read is remembered (many lines a second): a time of
+// the same second and three fraction digits adds its milliseconds to it.
+// lastNS is then that second's, not the whole time's as parseCLF keeps.
 func (c *clfDate) parseHAProxy(b []byte) (int64, bool) {
-	if len(b) == 24 && c.hit && string(b) == string(c.last[:24]) { // many lines a millisecond
-		return c.lastNS, true
+	if len(b) == 24 && c.hit && string(b[:21]) == string(c.last[:21]) {
+		if ms := num(b[21:24]); ms >= 0 {
+			return c.lastNS + int64(ms)*int64(time.Millisecond), true
+		}
 	}
 	ns, ok := c.haproxy(b)
-	if c.hit = ok && len(b) == 24; c.hit {
+	if c.hit = ok && len(b) == 24 && b[20] == '.'; c.hit {
 		copy(c.last[:], b)
-		c.lastNS = ns
+		c.lastNS = ns - int64(num(b[21:24]))*int64(time.Millisecond)
 	}
 	return ns, ok
 }

@@ -279,15 +279,7 @@ func BenchmarkNamedFormats(b *testing.B) {
 			continue // the same lines as the built-in, by the LogFormat cutter
 		}
 		b.Run(strings.ReplaceAll(c.format, " ", "-"), func(b *testing.B) {
-			text := "format " + c.format + metrics
-			if c.format == "haproxy tcplog" {
-				text = "format haproxy tcplog\nwindow 10s\nmetric requests count by=termination_state\nmetric bytes sum=bytes by=termination_state\n"
-			}
-			d, err := doc.Parse("t", []byte(text))
-			if err != nil {
-				b.Fatal(err)
-			}
-			x, _ := New(d)
+			x := newExtractor(b, namedRowDoc(c.format))
 			var entries [][]byte
 			var e Entry
 			for _, l := range fixtureLines(b, c.file) {
@@ -311,6 +303,27 @@ func BenchmarkNamedFormats(b *testing.B) {
 			extractLoop(b, x, lines, size)
 		})
 	}
+	// HAProxy's and Envoy's lines as busy servers write them (variedLines).
+	for _, f := range []string{"haproxy httplog", "haproxy tcplog", "envoy"} {
+		b.Run(strings.ReplaceAll(f, " ", "-")+"-varied", func(b *testing.B) {
+			lines, size := variedLines(f, 4096), 0
+			for _, l := range lines {
+				size += len(l) + 1
+			}
+			extractLoop(b, newExtractor(b, namedRowDoc(f)), lines, size)
+		})
+	}
+}
+
+// namedRowDoc is BenchmarkNamedFormats' document for format: requests
+// counted and bytes summed by status (by termination state for tcplog,
+// which has no status).
+func namedRowDoc(format string) string {
+	by := "status"
+	if format == "haproxy tcplog" {
+		by = "termination_state"
+	}
+	return "format " + format + "\nwindow 10s\nmetric requests count by=" + by + "\nmetric bytes sum=bytes by=" + by + "\n"
 }
 
 // TestHAProxyAndEnvoyFormatStringsCompileAsTheirServersWriteThem compiles

@@ -200,3 +200,11 @@ func numberShaped(b []byte) bool {
 	}
 	return i == len(b)
 }
+
+// nonDigits has the high bit set of each byte of w that is not an ASCII
+// digit, exact for every byte: the add cannot carry out of a byte whose
+// top bit is masked off first.
+func nonDigits(w uint64) uint64 {
+	x := w ^ 0x3030303030303030 // a digit's byte becomes its value, 0-9
+	return ((x & 0x7f7f7f7f7f7f7f7f) + 0x7676767676767676 | x) & 0x8080808080808080
+}

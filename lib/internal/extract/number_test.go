@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"encoding/binary"
 	"math"
 	"strings"
 	"testing"
@@ -83,5 +84,31 @@ func TestCompareAllocatesNothing(t *testing.T) {
 	c := NewCondition(0, doc.Lt, "/z")
 	if n := testing.AllocsPerRun(100, func() { c.Holds(e) }); n != 0 {
 		t.Errorf("Holds allocates %v times", n)
+	}
+}
+
+// TestNonDigitsMarksExactlyTheBytesThatAreNotDigits puts every byte value
+// at every position of a word of digits (and after bytes whose top bit is
+// set, which an add could carry out of) and checks each byte's mark.
+func TestNonDigitsMarksExactlyTheBytesThatAreNotDigits(t *testing.T) {
+	for _, fill := range []byte{'5', 0xff, '9', '0', 0x8a} {
+		for pos := range 8 {
+			for v := range 256 {
+				var b [8]byte
+				for i := range b {
+					b[i] = fill
+				}
+				b[pos] = byte(v)
+				m := nonDigits(binary.LittleEndian.Uint64(b[:]))
+				for i, c := range b {
+					if marked := m>>(8*i+7)&1 == 1; marked == isDigit(c) {
+						t.Fatalf("nonDigits(% x): byte %d (%#x) marked %v", b, i, c, marked)
+					}
+				}
+				if m&^0x8080808080808080 != 0 {
+					t.Fatalf("nonDigits(% x) = %#x: bits other than each byte's top", b, m)
+				}
+			}
+		}
 	}
 }

@@ -173,13 +173,14 @@ func FuzzParseUnitFrac(f *testing.F) {
 	})
 }
 
-// TestRFC3339TimesInOneSecondAreReadFromItsRememberedSecond reads a
-// sequence of times through one rfcDate: those within the second read
-// before take it from memory (its fraction and zone still read), and
-// each agrees with a reader that remembers nothing and, where it reads
-// the time, with time.Parse.
-func TestRFC3339TimesInOneSecondAreReadFromItsRememberedSecond(t *testing.T) {
-	var c rfcDate
+// TestTimesInOneSecondAreReadFromTheRememberedSecond reads a sequence of
+// RFC 3339 times through one rfcDate, and of HAProxy's through one
+// clfDate: those within the second read before take it from memory (their
+// fraction, and an RFC 3339 zone, still read), and each agrees with a
+// reader that remembers nothing and, where it reads the time, with
+// time.Parse.
+func TestTimesInOneSecondAreReadFromTheRememberedSecond(t *testing.T) {
+	var rfc rfcDate
 	for _, s := range []string{
 		"2016-04-15T20:17:00.310Z",
 		"2016-04-15T20:17:00.311Z",
@@ -192,17 +193,50 @@ func TestRFC3339TimesInOneSecondAreReadFromItsRememberedSecond(t *testing.T) {
 		"2016-04-16T20:17:61.001Z",
 		"2016-04-16T20:17:01.002Z",
 	} {
-		got, ok := c.parse([]byte(s))
-		var fresh rfcDate
-		want, wantOK := fresh.parse([]byte(s))
-		if got != want || ok != wantOK {
-			t.Errorf("parse(%q) = %v %v after the times before it, %v %v alone", s, got, ok, want, wantOK)
-		}
-		if tt, err := time.Parse(time.RFC3339, s); ok && (err != nil || tt.UnixNano() != got) {
-			t.Errorf("parse(%q) = %v %v; time.Parse says %v, %v", s, got, ok, tt, err)
-		}
-		if ok && (!c.secondSet || string(c.second[:]) != s[:19]) {
-			t.Errorf("parse(%q) left its second unremembered: %q", s, c.second)
+		ok := readsAsAlone(t, s, time.RFC3339, rfc.parse, func(b []byte) (int64, bool) {
+			var fresh rfcDate
+			return fresh.parse(b)
+		})
+		if ok && (!rfc.secondSet || string(rfc.second[:]) != s[:19]) {
+			t.Errorf("parse(%q) left its second unremembered: %q", s, rfc.second)
 		}
 	}
+	var clf clfDate // HAProxy's: the milliseconds added to the second
+	for _, s := range []string{
+		"05/Dec/2026:02:00:01.004",
+		"05/Dec/2026:02:00:01.999",
+		"05/Dec/2026:02:00:01.000",
+		"05/Dec/2026:02:00:01.5x0", // the same second, a fraction that is not digits
+		"05/Dec/2026:02:00:01.12",  // a shorter fraction
+		"05/Dec/2026:02:00:01.120",
+		"05/Dec/2026:02:00:01",
+		"05/Dec/2026:02:00:01.120",
+		"05/Dec/2026:02:00:02.001",
+		"06/Dec/2026:02:00:02.002", // another day, the same time of day
+		"06/Dec/2026:02:00:61.002",
+		"06/Dec/2026:02:00:02.003",
+		"31/Dec/1969:23:59:59.250", // before 1970: the second's nanoseconds are negative
+		"31/Dec/1969:23:59:59.750",
+	} {
+		readsAsAlone(t, s, "02/Jan/2006:15:04:05.999999999", clf.parseHAProxy, func(b []byte) (int64, bool) {
+			var fresh clfDate
+			return fresh.haproxy(b)
+		})
+	}
+}
+
+// readsAsAlone checks that parse, a reader that remembers the times read
+// before, reads s as fresh (one that remembers nothing) does and, where
+// it reads it, as time.Parse does in layout; it returns parse's ok.
+func readsAsAlone(t *testing.T, s, layout string, parse, fresh func([]byte) (int64, bool)) bool {
+	t.Helper()
+	got, ok := parse([]byte(s))
+	want, wantOK := fresh([]byte(s))
+	if got != want || ok != wantOK {
+		t.Errorf("%q reads as %v %v after the times before it, %v %v alone", s, got, ok, want, wantOK)
+	}
+	if tt, err := time.Parse(layout, s); ok && (err != nil || tt.UnixNano() != got) {
+		t.Errorf("%q reads as %v %v; time.Parse says %v, %v", s, got, ok, tt, err)
+	}
+	return ok
 }

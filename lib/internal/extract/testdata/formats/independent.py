@@ -197,14 +197,14 @@ def syslog(line):
 def haproxy(line, tcp):
     line = syslog(line)
     if tcp:
-        rx = r'([^:]+):(\S+) \[([^\]]+)\] (\S+) ([^/ ]+)/(\S+) (\S+)/(\S+)/(\S+) (\S+) (\S+) (\S+)/(\S+)/(\S+)/(\S+)/(\S+) (\S+)/(\S+)'
+        rx = r'(\S+):(\S+) \[([^\]]+)\] (\S+) ([^/ ]+)/(\S+) (\S+)/(\S+)/(\S+) (\S+) (\S+) (\S+)/(\S+)/(\S+)/(\S+)/(\S+) (\S+)/(\S+)'
         names = ["client_ip", "client_port", "accept_date", "frontend_name_transport", "backend_name", "server_name", "Tw", "Tc", "Tt",
                  "bytes_read", "termination_state", "actconn", "feconn", "beconn", "srv_conn", "retries", "srv_queue", "backend_queue"]
         m = re.fullmatch(rx, line)
         if not m:
             return None
         return dict(zip(names, m.groups())), names
-    head = (r'([^:]+):(\S+) \[([^\]]+)\] (\S+) ([^/ ]+)/(\S+) (\S+)/(\S+)/(\S+)/(\S+)/(\S+) (\S+) (\S+) (\S+) (\S+) (\S+) '
+    head = (r'(\S+):(\S+) \[([^\]]+)\] (\S+) ([^/ ]+)/(\S+) (\S+)/(\S+)/(\S+)/(\S+)/(\S+) (\S+) (\S+) (\S+) (\S+) (\S+) '
             r'(\S+)/(\S+)/(\S+)/(\S+)/(\S+) (\S+)/(\S+)')
     names = ["client_ip", "client_port", "request_date", "frontend_name_transport", "backend_name", "server_name", "TR", "Tw", "Tc", "Tr", "Ta",
              "status_code", "bytes_read", "captured_request_cookie", "captured_response_cookie", "termination_state", "actconn", "feconn",
