@@ -8,7 +8,7 @@
 //	format nginx [escape=E] 'LOG_FORMAT'...   nginx's log_format strings, or combined
 //	format json|logfmt [NAME=PATH...]         fields by key path; NAME=PATH names one
 //	format NAME                     a named format (named.go): goaccess's (combined, w3c, awsalb, …), varnishncsa, caddy
-//	format haproxy httplog|tcplog|'LOG-FORMAT'  HAProxy's formats (haproxy.go)
+//	format haproxy httplog|httpslog|tcplog|'LOG-FORMAT'  HAProxy's formats (haproxy.go)
 //	format envoy ['FORMAT']         Envoy's default or a format string (envoy.go)
 //	envelope cri|docker             each line is a container runtime's, around the format's (origin.go)
 //	time FIELD layout=LAYOUT        clf, rfc3339, unix, unixms, unixus or a Go layout

@@ -6,11 +6,14 @@ import (
 )
 
 // HAProxy's default log formats (the configuration manual, "option
-// httplog" and "option tcplog"): what "format haproxy httplog" and
-// "format haproxy tcplog" compile.
+// httplog", "option httpslog" (HAProxy 2.5 on: httplog, then the TLS
+// connection's errors, SNI, version and ciphers) and "option tcplog";
+// HAProxy's log.c has the same strings): what "format haproxy httplog",
+// "httpslog" and "tcplog" compile.
 const (
-	haproxyHTTPLog = `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r`
-	haproxyTCPLog  = `%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts %ac/%fc/%bc/%sc/%rc %sq/%bq`
+	haproxyHTTPLog  = `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r`
+	haproxyHTTPSLog = haproxyHTTPLog + ` %[fc_err]/%[ssl_fc_err,hex]/%[ssl_c_err]/%[ssl_c_ca_err]/%[ssl_fc_is_resumed] %[ssl_fc_sni]/%sslv/%sslc`
+	haproxyTCPLog   = `%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts %ac/%fc/%bc/%sc/%rc %sq/%bq`
 )
 
 // haproxyVars are HAProxy's log-format variables (the manual's "Custom
@@ -54,21 +57,23 @@ var haproxyVocab = []Alias{
 	{Name: "duration", Of: "Ta", Div: 1e3}, {Name: "duration", Of: "Tt", Div: 1e3},
 }
 
-// haproxyFormat compiles "format haproxy httplog|tcplog|'LOG-FORMAT'".
+// haproxyFormat compiles "format haproxy httplog|httpslog|tcplog|'LOG-FORMAT'".
 // A syslog header (rsyslog's) may come before each line.
 func haproxyFormat(arg string) (*LogFormat, error) {
 	name, src := "haproxy "+arg, arg
 	switch arg {
 	case "httplog":
 		src = haproxyHTTPLog
+	case "httpslog":
+		src = haproxyHTTPSLog
 	case "tcplog":
 		src = haproxyTCPLog
 	case "":
-		return nil, fmt.Errorf("wants httplog, tcplog or the log-format string, quoted, e.g. format haproxy '%s'", haproxyHTTPLog)
+		return nil, fmt.Errorf("wants httplog, httpslog, tcplog or the log-format string, quoted, e.g. format haproxy '%s'", haproxyHTTPLog)
 	default:
 		s, err := quotedStrings(arg, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%v; want httplog, tcplog or the log-format string, quoted", err)
+			return nil, fmt.Errorf("%v; want httplog, httpslog, tcplog or the log-format string, quoted", err)
 		}
 		name, src = "haproxy", s
 	}

@@ -138,7 +138,7 @@ func (p *parser) once(n int, word string, seen *int) error {
 	return nil
 }
 
-const formatWant = `"format" wants apache-combined, apache-common, apache "LOGFORMAT", nginx 'LOG_FORMAT', json, logfmt, regex RE2, or a named format (combined, vcombined, common, vcommon, w3c, cloudfront, cloudstorage, awselb, awsalb, awss3, squid, caddy, traefikclf, varnishncsa, haproxy httplog|tcplog|'LOG-FORMAT', envoy ['FORMAT']), e.g. format apache-combined`
+const formatWant = `"format" wants apache-combined, apache-common, apache "LOGFORMAT", nginx 'LOG_FORMAT', json, logfmt, regex RE2, or a named format (combined, vcombined, common, vcommon, w3c, cloudfront, cloudstorage, awselb, awsalb, awss3, squid, caddy, traefikclf, varnishncsa, haproxy httplog|httpslog|tcplog|'LOG-FORMAT', envoy ['FORMAT']), e.g. format apache-combined`
 
 func (p *parser) format(n int, words []string) error {
 	if err := p.once(n, "format", &p.formatLine); err != nil {

@@ -201,8 +201,8 @@ func slowTime(layout, v string) (int64, bool) {
 // against slowNamed: the same lines extract, with the same fields and
 // time.
 func FuzzNamedFormats(f *testing.F) {
-	formats := []string{"traefikclf", "awselb", "awsalb", "awss3", "cloudstorage", "squid", "vcombined", "haproxy httplog", "haproxy tcplog", "envoy"}
-	files := map[string]string{"haproxy httplog": "haproxy-httplog.log", "haproxy tcplog": "haproxy-tcplog.log"}
+	formats := []string{"traefikclf", "awselb", "awsalb", "awss3", "cloudstorage", "squid", "vcombined", "haproxy httplog", "haproxy tcplog", "haproxy httpslog", "envoy"}
+	files := map[string]string{"haproxy httplog": "haproxy-httplog.log", "haproxy tcplog": "haproxy-tcplog.log", "haproxy httpslog": "haproxy-httpslog.log"}
 	type pair struct {
 		x    *Extractor
 		slow *slowNamed

@@ -22,7 +22,7 @@ var namedFixtures = []struct{ format, file string }{
 	{"varnishncsa", "varnishncsa.log"}, {"traefikclf", "traefikclf.log"}, {"awselb", "awselb.log"}, {"awsalb", "awsalb.log"},
 	{"awss3", "awss3.log"}, {"cloudstorage", "cloudstorage.log"}, {"cloudfront", "cloudfront.log"}, {"w3c", "w3c.log"},
 	{"squid", "squid.log"}, {"caddy", "caddy.log"}, {"haproxy httplog", "haproxy-httplog.log"},
-	{"haproxy tcplog", "haproxy-tcplog.log"}, {"envoy", "envoy.log"},
+	{"haproxy tcplog", "haproxy-tcplog.log"}, {"haproxy httpslog", "haproxy-httpslog.log"}, {"envoy", "envoy.log"},
 }
 
 // pyLine is one line of independent.py's output.
@@ -153,7 +153,8 @@ func TestEveryFormatOffersTheCommonNames(t *testing.T) {
 		{"cloudstorage", "time status bytes method path duration"}, {"cloudfront", "time status bytes method path duration"},
 		{"w3c", "time status bytes method path duration"}, {"squid", "time status bytes method path duration"},
 		{"caddy", "time status bytes method path duration"}, {"haproxy httplog", "time status bytes method path duration"},
-		{"haproxy tcplog", "time bytes duration"}, {"envoy", "time status bytes method path duration"},
+		{"haproxy tcplog", "time bytes duration"}, {"haproxy httpslog", "time status bytes method path duration"},
+		{"envoy", "time status bytes method path duration"},
 		{"varnishncsa", "time status bytes method path"},
 	} {
 		var text strings.Builder
@@ -377,7 +378,7 @@ func fieldOr(x *Extractor, e *Entry, i int) string {
 // wrong is refused with what to write instead.
 func TestNamedFormatMistakesAreRefusedWithTheFix(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
-		{"format haproxy", "wants httplog, tcplog or the log-format string"},
+		{"format haproxy", "wants httplog, httpslog, tcplog or the log-format string"},
 		{"format haproxy '%ci %zz'", "is not a log-format variable this reader knows"},
 		{"format envoy '%START_TIME %X%'", "not an Envoy command operator"},
 		{"format w3c 'date time'", "its columns are the file's #Fields header's"},

@@ -194,7 +194,7 @@ def syslog(line):
          or re.match(r'(?:<\d{1,3}>)?[^ :\[]+\[\d+\]: ', line))
     return line[m.end():] if m else line
 
-def haproxy(line, tcp):
+def haproxy(line, tcp, https=False):
     line = syslog(line)
     if tcp:
         rx = r'(\S+):(\S+) \[([^\]]+)\] (\S+) ([^/ ]+)/(\S+) (\S+)/(\S+)/(\S+) (\S+) (\S+) (\S+)/(\S+)/(\S+)/(\S+)/(\S+) (\S+)/(\S+)'
@@ -209,16 +209,24 @@ def haproxy(line, tcp):
     names = ["client_ip", "client_port", "request_date", "frontend_name_transport", "backend_name", "server_name", "TR", "Tw", "Tc", "Tr", "Ta",
              "status_code", "bytes_read", "captured_request_cookie", "captured_response_cookie", "termination_state", "actconn", "feconn",
              "beconn", "srv_conn", "retries", "srv_queue", "backend_queue"]
-    m = re.fullmatch(head + r'(?: \{([^}]*)\})?(?: \{([^}]*)\})? "' + Q + '"', line)
+    # httpslog: the TLS connection's errors, resumption, SNI, version, ciphers
+    tls = r' (\S+)/(\S+)/(\S+)/(\S+)/(\S+) ([^/ ]+)/([^/ ]+)/(\S+)' if https else ''
+    tls_names = ["fc_err", "ssl_fc_err_hex", "ssl_c_err", "ssl_c_ca_err", "ssl_fc_is_resumed", "ssl_fc_sni", "ssl_version", "ssl_ciphers"] if https else []
+    m = re.fullmatch(head + r'(?: \{([^}]*)\})?(?: \{([^}]*)\})? "' + Q + '"' + tls, line)
     if not m:
         return None
     g = m.groups()
+    if https:
+        tail = dict(zip(tls_names, g[-8:]))
+        g = g[:-8]
     f = dict(zip(names, g[:len(names)]))
     f["captured_request_headers"] = g[len(names)] if g[len(names)] is not None else "-"
     f["captured_response_headers"] = g[len(names) + 1] if g[len(names) + 1] is not None else "-"
     f["http_request"] = g[-1]
     f["method"], f["path"], f["proto"] = request(g[-1])
-    return f, names + ["http_request"]
+    if https:
+        f.update(tail)
+    return f, names + ["http_request"] + tls_names
 
 ENVOY = ['start_time', 'req_method', 'req_path', 'protocol', 'response_code', 'response_flags', 'bytes_received', 'bytes_sent', 'duration_ms',
          'resp_x_envoy_upstream_service_time', 'req_x_forwarded_for', 'req_user_agent', 'req_x_request_id', 'req_authority', 'upstream_host']
@@ -253,6 +261,7 @@ def caddy(line):
 
 COMMON = {
     "haproxy httplog": {"time": ("request_date", 1), "status": ("status_code", 1), "bytes": ("bytes_read", 1), "duration": ("Ta", 1000)},
+    "haproxy httpslog": {"time": ("request_date", 1), "status": ("status_code", 1), "bytes": ("bytes_read", 1), "duration": ("Ta", 1000)},
     "haproxy tcplog": {"time": ("accept_date", 1), "bytes": ("bytes_read", 1), "duration": ("Tt", 1000)},
     "envoy": {"time": ("start_time", 1), "status": ("response_code", 1), "bytes": ("bytes_sent", 1), "method": ("req_method", 1),
               "path": ("req_path", 1), "duration": ("duration_ms", 1000)},
@@ -316,7 +325,7 @@ def main():
                 t = datetime_utc(vals[0], vals[1])
                 common = COMMON[fmt]
             elif fmt.startswith("haproxy"):
-                r = haproxy(line, fmt.endswith("tcplog"))
+                r = haproxy(line, fmt.endswith("tcplog"), fmt.endswith("httpslog"))
                 if r is None:
                     raise Drop("format")
                 f, order = r
