@@ -92,8 +92,13 @@ func upTo(b []byte, c byte) (field, rest []byte, ok bool) {
 // starts b, or -1 when there is none or a backslash may escape it (left
 // to the compiled cutter, which reads escapes).
 func closingQuote(b []byte) int {
-	if len(b) < 2 {
+	switch {
+	case len(b) < 2:
 		return -1
+	case b[1] == '"':
+		return 1
+	case len(b) > 2 && b[2] == '"' && b[1] != '\\': // "-", mostly: no search
+		return 2
 	}
 	q := indexByte(b[1:], '"') // b[q] is the byte before the quote
 	if q < 0 || b[q] == '\\' {
