@@ -27,7 +27,11 @@ type haproxyFields struct {
 	conns                                                 [4]int // actconn feconn beconn srv_conn
 	retries, srvQueue, backendQueue                       int
 	reqHeaders, respHeaders, request, method              int
-	reads                                                 []bool // numbersRead's, made at the first line
+	// httpslog's TLS fields after the request: fc_err ssl_fc_err_hex
+	// ssl_c_err ssl_c_ca_err ssl_fc_is_resumed, then ssl_fc_sni
+	// ssl_version ssl_ciphers; tls[0] is -1 for httplog.
+	tls   [8]int
+	reads []bool // numbersRead's, made at the first line
 }
 
 func haproxyIndexes(names []string, tcp bool) *haproxyFields {
@@ -40,7 +44,9 @@ func haproxyIndexes(names []string, tcp bool) *haproxyFields {
 		conns:   [4]int{at("actconn"), at("feconn"), at("beconn"), at("srv_conn")},
 		retries: at("retries"), srvQueue: at("srv_queue"), backendQueue: at("backend_queue"),
 		reqHeaders: at("captured_request_headers"), respHeaders: at("captured_response_headers"),
-		request: at("http_request"), method: at("method")}
+		request: at("http_request"), method: at("method"),
+		tls: [8]int{at("fc_err"), at("ssl_fc_err_hex"), at("ssl_c_err"), at("ssl_c_ca_err"), at("ssl_fc_is_resumed"),
+			at("ssl_fc_sni"), at("ssl_version"), at("ssl_ciphers")}}
 	if tcp {
 		h.date = at("accept_date")
 		h.timers = [5]int{at("Tw"), at("Tc"), at("Tt"), -1, -1}
@@ -351,10 +357,18 @@ func (h *haproxyFields) httpLog(x *Extractor, line []byte, e *Entry) bool {
 			f[h.respHeaders], line = line[1:i], line[i+2:]
 		}
 	}
-	if len(line) < 2 || line[0] != '"' || closingQuote(line) != len(line)-1 {
-		return false // the request's closing quote ends the line
+	q := closingQuote(line)
+	if len(line) < 2 || line[0] != '"' || q < 0 {
+		return false
 	}
-	r := line[1 : len(line)-1]
+	if h.tls[0] < 0 { // httplog: the request's closing quote ends the line
+		if q != len(line)-1 {
+			return false
+		}
+	} else if !h.tlsTail(line[q+1:], e) {
+		return false
+	}
+	r := line[1:q]
 	f[h.request] = r
 	if x.request {
 		f[h.method], f[h.method+1], f[h.method+2] = cutRequest(r)
@@ -362,6 +376,29 @@ func (h *haproxyFields) httpLog(x *Extractor, line []byte, e *Entry) bool {
 		f[h.method], f[h.method+1], f[h.method+2] = dash, dash, dash
 	}
 	return true
+}
+
+// tlsTail cuts what httpslog writes after the request's quote:
+//
+//	fc_err/ssl_fc_err_hex/ssl_c_err/ssl_c_ca_err/ssl_fc_is_resumed ssl_fc_sni/ssl_version/ssl_ciphers
+//
+// text fields each, the last one the rest of the line.
+func (h *haproxyFields) tlsTail(b []byte, e *Entry) bool {
+	if len(b) < 2 || b[0] != ' ' {
+		return false
+	}
+	b = b[1:]
+	f := e.Fields
+	var ok bool
+	for k, end := range [7]byte{'/', '/', '/', '/', ' ', '/', '/'} {
+		if f[h.tls[k]], b, ok = upTo(b, end); !ok {
+			return false
+		}
+	}
+	// The compiled cutter reads a last field with blanks only in the
+	// layout with captures (a variant's last field is whole): left to it.
+	f[h.tls[7]] = b
+	return len(b) > 0 && bytes.IndexByte(b, ' ') < 0 && bytes.IndexByte(b, '\t') < 0
 }
 
 // tcpLog cuts HAProxy's tcplog:

@@ -56,7 +56,7 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 		nf.header = []byte(l.Header)
 	}
 	switch l.Name {
-	case "haproxy httplog":
+	case "haproxy httplog", "haproxy httpslog":
 		nf.fast = haproxyIndexes(names, false).httpLog
 	case "haproxy tcplog":
 		nf.fast = haproxyIndexes(names, true).tcpLog
