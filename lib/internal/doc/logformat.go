@@ -38,7 +38,8 @@ type Part struct {
 	// %a:%{remote}p). It ends at the last ':' before the port's own end,
 	// since an IPv6 address, which these servers write without brackets,
 	// has colons of its own. A port is a number, never a ':', so no line
-	// that read by the first ':' reads otherwise.
+	// that read by the first ':' reads otherwise. (Not when a ':' ends the
+	// port too: then the last ':' before the port's end is the address's.)
 	Addr bool
 }
 
@@ -165,7 +166,11 @@ func compileLogFormat(server, src string, elems []element) (*LogFormat, error) {
 	}
 	for i := 1; i < len(l.Parts); i++ {
 		p, port := &l.Parts[i-1], l.Parts[i]
-		p.Addr = p.Kind == Text && !p.Quoted && p.Lit == ":" && (port.Kind == Numeric || port.Kind == Size) && !port.Quoted
+		// (A port followed by ':' too leaves the address's end to its
+		// first ':': the last one before the port's end would be inside
+		// the address.)
+		p.Addr = p.Kind == Text && !p.Quoted && p.Lit == ":" && (port.Kind == Numeric || port.Kind == Size) && !port.Quoted &&
+			!strings.HasPrefix(port.Lit, ":")
 	}
 	return l, nil
 }

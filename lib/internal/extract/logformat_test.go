@@ -218,6 +218,8 @@ func TestAnAddressBeforeAPortEndsAtTheLastColon(t *testing.T) {
 			map[string]string{"server_ip": "::1", "server_port": "8080"}},
 		{`format haproxy '%ci:%cp [%tr] %ST'`, `192.0.2.4:5123 [05/Dec/2026:02:00:01.004] 200`,
 			map[string]string{"client_ip": "192.0.2.4", "client_port": "5123"}},
+		{`format haproxy '%ci:%cp:%fp [%tr] %ST'`, `192.0.2.4:5123:443 [05/Dec/2026:02:00:01.004] 200`, // a ':' after the port: the first ':' ends the address
+			map[string]string{"client_ip": "192.0.2.4", "client_port": "5123", "frontend_port": "443"}},
 		{`format apache "%a:%{remote}p %t %>s"`, `::ffff:192.0.2.4:5123 [10/Oct/2026:13:55:36 +0000] 200`,
 			map[string]string{"client_ip": "::ffff:192.0.2.4", "remote_port": "5123"}},
 		{`format nginx '$remote_addr:$remote_port [$time_local] $status $server_addr:$server_port'`, `2001:db8::1:40001 [10/Oct/2026:13:55:36 +0000] 200 ::1:-`,
