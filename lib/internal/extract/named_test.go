@@ -395,3 +395,45 @@ func TestNamedFormatMistakesAreRefusedWithTheFix(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySyslogHeaderHAProxyWritesIsPassedOver: HAProxy's log formats
+// (src/log.c: local, rfc3164, rfc5424, priority, short, timed, iso, raw)
+// and the headers syslog daemons and journalctl write before a message
+// are taken off, so the access line after them reads as one without: its
+// client_ip is the address, not the header's <PRI> or time.
+func TestEverySyslogHeaderHAProxyWritesIsPassedOver(t *testing.T) {
+	const msg = `10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 "GET /index.html HTTP/1.1"`
+	x := namedExtractor(t, "haproxy httplog")
+	for _, head := range []string{
+		"",                                      // raw
+		"<134>Feb  6 12:14:14 haproxy[14389]: ", // local
+		"<134>Feb  6 12:14:14 lb1 haproxy[14389]: ",                                                      // rfc3164
+		"<134>1 2009-02-06T12:14:14.655123+01:00 lb1 haproxy 14389 - - ",                                 // rfc5424
+		`<134>1 2009-02-06T12:14:14.655123+01:00 - haproxy 14389 - [sd@1 a="x y" b="\"]\\"][sd@2 c=""] `, // rfc5424, log-format-sd
+		"<134>",                                // priority
+		"<6>",                                  // short
+		"<6>2009-02-06T12:14:14.655123+01:00 ", // timed
+		"2009-02-06T12:14:14.655123+01:00 ",    // iso
+		"Feb  6 12:14:14 lb1 haproxy[14389]: ", // rsyslog's traditional file format
+		"2009-02-06T12:14:14.655123+01:00 lb1 haproxy[14389]: ", // rsyslog's RSYSLOG_FileFormat
+		"Feb 06 12:14:14.655123 lb1 haproxy[14389]: ",           // journalctl -o short-precise, syslog-ng's frac-digits(6)
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+msg), &e); r != "" {
+			t.Errorf("%q: dropped (%s)", head, r)
+			continue
+		}
+		if ip := string(e.Fields[x.Field("client_ip")]); ip != "10.0.1.2" {
+			t.Errorf("%q: client_ip %q, want 10.0.1.2", head, ip)
+		}
+	}
+	for _, head := range []string{ // not a whole header: left to the format, which refuses it
+		`<134>1 2009-02-06T12:14:14.655123+01:00 - haproxy 14389 - [sd@1 a="x] `,
+		"Feb  6 12:14:14. lb1 haproxy[14389]: ",
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+msg), &e); r == "" {
+			t.Errorf("%q: read, client_ip %q; want a drop", head, e.Fields[x.Field("client_ip")])
+		}
+	}
+}

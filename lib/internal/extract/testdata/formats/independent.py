@@ -188,10 +188,17 @@ def cut(fmt, spec, line):
     return None, None
 
 def syslog(line):
-    # <PRI>, then a time with an optional HOST before the TAG, or a
-    # name[pid] TAG alone.
-    m = (re.match(r'(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?:[^ :]+: |\S+ [^ :]+: )', line)
-         or re.match(r'(?:<\d{1,3}>)?[^ :\[]+\[\d+\]: ', line))
+    # RFC 5424 (section 6): <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID
+    # STRUCTURED-DATA, SD "-" or [SD-ID PARAM="VALUE" ...] elements, '"',
+    # '\\' and ']' escaped in a VALUE.
+    m = re.match(r'<\d{1,3}>1 (?:\S+ ){5}(?:-|(?:\[[^ =\]"]+(?: [^ =\]"]+="(?:[^"\\\]]|\\.)*")*\])+) ', line)
+    # Else <PRI>, then a time (RFC 3164's, a fraction or not, or RFC 3339's)
+    # with an optional HOST before the TAG, or no TAG (HAProxy's timed and
+    # iso formats); or a name[pid] TAG alone; or <PRI> alone (HAProxy's
+    # priority and short formats).
+    m = (m or re.match(r'(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\S+) (?:[^ :]+: |\S+ [^ :]+: )?', line)
+         or re.match(r'(?:<\d{1,3}>)?[^ :\[]+\[\d+\]: ', line)
+         or re.match(r'<\d{1,3}>', line))
     return line[m.end():] if m else line
 
 def haproxy(line, tcp, https=False):
