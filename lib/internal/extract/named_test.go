@@ -437,3 +437,28 @@ func TestEverySyslogHeaderHAProxyWritesIsPassedOver(t *testing.T) {
 		}
 	}
 }
+
+// TestAnS3BatchDeleteWithItsBareDashesIsAnEntry: S3 writes a batch
+// delete's Request-URI, Referer and User-Agent as a bare -, without the
+// quotes its other lines have; the line is an entry (status 204, its
+// key), in the newest form and an older one, and the request's parts are
+// "-".
+func TestAnS3BatchDeleteWithItsBareDashesIsAnEntry(t *testing.T) {
+	x := namedExtractor(t, "awss3")
+	x.CutRequests()
+	for form, line := range []string{
+		`aaa test.bucket [13/Feb/2023:15:08:28 +0000] 1.1.1.1 arn:aws:iam::111:user/user AAA BATCH.DELETE.OBJECT test.js - 204 - - 1 - - - - - AAA SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader s3.us-east-2.amazonaws.com TLSv1.2 - -`,
+		`aaa test.bucket [13/Feb/2023:15:08:28 +0000] 1.1.1.1 arn:aws:iam::111:user/user AAA BATCH.DELETE.OBJECT test.js - 204 - - 1 - - - - - AAA SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader s3.us-east-2.amazonaws.com TLSv1.2`,
+	} {
+		var e Entry
+		if r := x.Extract([]byte(line), &e); r != "" {
+			t.Fatalf("%q: dropped (%s)", line, r)
+		}
+		for n, v := range map[string]string{"status": "204", "key": "test.js", "request_uri": "-", "method": "-", "path": "-",
+			"referer": "-", "user_agent": "-", "host_header": "s3.us-east-2.amazonaws.com", "tls_version": "TLSv1.2", "acl_required": "-"} {
+			if got := fieldOr(x, &e, x.Field(n)); got != v {
+				t.Errorf("form %d: %s = %q, want %q", form, n, got, v)
+			}
+		}
+	}
+}
