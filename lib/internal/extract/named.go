@@ -200,7 +200,7 @@ func (x *Extractor) squeeze(line []byte) []byte {
 //
 //	[<PRI>]Mmm dd hh:mm:ss[.frac] [HOST ]TAG: (RFC 3164: rsyslog's traditional file format; HAProxy's local and rfc3164 formats; syslog-ng's with frac-digits, journalctl's short-precise)
 //	[<PRI>]yyyy-mm-ddThh:mm:ss[.frac]zone [HOST ]TAG: (RFC 3339: rsyslog's RSYSLOG_FileFormat)
-//	[<PRI>]TIME (either time and no TAG: HAProxy's timed and iso formats)
+//	[<PRI>]TIME (either time and no TAG: HAProxy's timed and iso formats, rsyslog's %timegenerated%%msg% template)
 //	<PRI>1 TIME HOST APP PROCID MSGID SD (RFC 5424: HAProxy's rfc5424 format, rsyslog's RSYSLOG_SyslogProtocol23Format)
 //	[<PRI>]name[pid]: (a TAG alone, without a time)
 //	<PRI> (alone: HAProxy's priority and short formats)

@@ -417,6 +417,7 @@ func TestEverySyslogHeaderHAProxyWritesIsPassedOver(t *testing.T) {
 		"Feb  6 12:14:14 lb1 haproxy[14389]: ", // rsyslog's traditional file format
 		"2009-02-06T12:14:14.655123+01:00 lb1 haproxy[14389]: ", // rsyslog's RSYSLOG_FileFormat
 		"Feb 06 12:14:14.655123 lb1 haproxy[14389]: ",           // journalctl -o short-precise, syslog-ng's frac-digits(6)
+		"Feb  6 12:14:14 ", // rsyslog's "%timegenerated%%msg%" template (goaccess issue 824): the time, no TAG
 	} {
 		var e Entry
 		if r := x.Extract([]byte(head+msg), &e); r != "" {
