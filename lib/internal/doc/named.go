@@ -21,8 +21,10 @@ type named struct {
 	template string   // else the layout: {field} or {field:kind} between literals
 	vocab    []Alias  // the common names, beyond the fields of those names
 	shorter  []string // the fields after which an older, shorter line may end
-	// bare: the template again with quoted fields a line may have bare,
-	// tried after the template's forms, in its shorter forms too.
+	// bare: the template again with quoted fields a line may have as a
+	// bare "-" written as that literal (the form lacks the fields, so
+	// they read "-"; a word would let a quoted line fit it too), tried
+	// after the template's forms, in its shorter forms too.
 	bare    string
 	header  string // a line starting so is a header, not an entry
 	squeeze bool   // runs of spaces separate columns (squid pads them)
@@ -68,7 +70,7 @@ var namedFormats = map[string]named{
 		// A batch delete's line (BATCH.DELETE.OBJECT, one a key of a
 		// Multi-Object Delete) has no Request-URI, Referer or User-Agent of
 		// its own: S3 writes each -, without the quotes.
-		bare:    `{bucket_owner} {bucket} [{time:time=clf}] {remote_ip} {requester} {request_id} {operation} {key} {request_uri:request} {http_status:status} {error_code} {bytes_sent:size} {object_size:size} {total_time:num} {turn_around_time:num} {referer} {user_agent} {version_id} {host_id} {signature_version} {cipher_suite} {authentication_type} {host_header} {tls_version} {access_point_arn} {acl_required}`,
+		bare:    `{bucket_owner} {bucket} [{time:time=clf}] {remote_ip} {requester} {request_id} {operation} {key} - {http_status:status} {error_code} {bytes_sent:size} {object_size:size} {total_time:num} {turn_around_time:num} - - {version_id} {host_id} {signature_version} {cipher_suite} {authentication_type} {host_header} {tls_version} {access_point_arn} {acl_required}`,
 		summary: "Amazon S3 server access log (goaccess AWSS3)",
 	},
 	"cloudstorage": {
