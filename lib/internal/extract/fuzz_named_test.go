@@ -88,6 +88,7 @@ func (s *slowNamed) extract(line string) (map[string]string, int64, bool) {
 		if m := slowSyslog.FindStringIndex(line); m != nil {
 			line = line[m[1]:]
 		}
+		line = strings.TrimLeft(line, " ") // rsyslog's msg keeps the space after the TAG
 	}
 	if s.sq {
 		line = slowSqueeze.ReplaceAllString(line, " ")

@@ -129,7 +129,7 @@ func (x *Extractor) named(line []byte, e *Entry) string {
 		return ReasonHeader
 	}
 	if nf.syslog {
-		line = afterSyslog(line)
+		line = afterSpaces(afterSyslog(line))
 	}
 	if nf.fast != nil {
 		if nf.fast(x, line, e) {
@@ -232,6 +232,19 @@ func afterSyslog(line []byte) []byte {
 		}
 	}
 	return b // the time alone: HAProxy's timed and iso formats write no HOST or TAG
+}
+
+// afterSpaces returns b after the spaces at its start. rsyslog's msg
+// property keeps the space that followed an RFC 3164 TAG (its templates
+// have sp-if-no-1st-sp for it), so a template of "%msg%\n" writes a line
+// starting with a space, and RSYSLOG_SyslogProtocol23Format ("... %STRUCTURED-DATA% %msg%")
+// two spaces after its header; HAProxy's manual reads a line's fields
+// as delimited by any number of spaces.
+func afterSpaces(b []byte) []byte {
+	for len(b) > 0 && b[0] == ' ' {
+		b = b[1:]
+	}
+	return b
 }
 
 // afterPri returns b after a <PRI> at its start: 1 to 3 digits in angle

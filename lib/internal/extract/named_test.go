@@ -418,6 +418,8 @@ func TestEverySyslogHeaderHAProxyWritesIsPassedOver(t *testing.T) {
 		"2009-02-06T12:14:14.655123+01:00 lb1 haproxy[14389]: ", // rsyslog's RSYSLOG_FileFormat
 		"Feb 06 12:14:14.655123 lb1 haproxy[14389]: ",           // journalctl -o short-precise, syslog-ng's frac-digits(6)
 		"Feb  6 12:14:14 ", // rsyslog's "%timegenerated%%msg%" template (goaccess issue 824): the time, no TAG
+		" ",                // rsyslog's "%msg%\n" template: msg keeps the space after the TAG
+		"<134>1 2009-02-06T12:14:14.655+01:00 lb1 haproxy 14389 - -  ", // rsyslog's RSYSLOG_SyslogProtocol23Format: "%STRUCTURED-DATA% %msg%"
 	} {
 		var e Entry
 		if r := x.Extract([]byte(head+msg), &e); r != "" {

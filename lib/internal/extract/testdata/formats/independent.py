@@ -208,7 +208,10 @@ def syslog(line):
     m = (m or re.match(r'(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\S+) (?:[^ :]+: |\S+ [^ :]+: )?', line)
          or re.match(r'(?:<\d{1,3}>)?[^ :\[]+\[\d+\]: ', line)
          or re.match(r'<\d{1,3}>', line))
-    return line[m.end():] if m else line
+    # rsyslog's msg property keeps the space after an RFC 3164 TAG (its
+    # templates' sp-if-no-1st-sp): a "%msg%" template's line starts with
+    # it; HAProxy reads fields as delimited by any number of spaces.
+    return (line[m.end():] if m else line).lstrip(" ")
 
 def haproxy(line, tcp, https=False):
     line = syslog(line)
