@@ -21,8 +21,13 @@ type named struct {
 	template string   // else the layout: {field} or {field:kind} between literals
 	vocab    []Alias  // the common names, beyond the fields of those names
 	shorter  []string // the fields after which an older, shorter line may end
-	header   string   // a line starting so is a header, not an entry
-	squeeze  bool     // runs of spaces separate columns (squid pads them)
+	// bare: the template again with quoted fields a line may have as a
+	// bare "-" written as that literal (the form lacks the fields, so
+	// they read "-"; a word would let a quoted line fit it too), tried
+	// after the template's forms, in its shorter forms too.
+	bare    string
+	header  string // a line starting so is a header, not an entry
+	squeeze bool   // runs of spaces separate columns (squid pads them)
 	// nginxStart: the layout starts as nginx's combined (Traefik's CLF).
 	nginxStart bool
 	summary    string
@@ -62,7 +67,11 @@ var namedFormats = map[string]named{
 		template: `{bucket_owner} {bucket} [{time:time=clf}] {remote_ip} {requester} {request_id} {operation} {key} "{request_uri:request}" {http_status:status} {error_code} {bytes_sent:size} {object_size:size} {total_time:num} {turn_around_time:num} "{referer}" "{user_agent}" {version_id} {host_id} {signature_version} {cipher_suite} {authentication_type} {host_header} {tls_version} {access_point_arn} {acl_required}`,
 		vocab:    []Alias{{Name: "status", Of: "http_status"}, {Name: "bytes", Of: "bytes_sent"}, {Name: "duration", Of: "total_time", Div: 1e3}},
 		shorter:  []string{"turn_around_time", "version_id", "host_header", "tls_version", "access_point_arn"},
-		summary:  "Amazon S3 server access log (goaccess AWSS3)",
+		// A batch delete's line (BATCH.DELETE.OBJECT, one a key of a
+		// Multi-Object Delete) has no Request-URI, Referer or User-Agent of
+		// its own: S3 writes each -, without the quotes.
+		bare:    `{bucket_owner} {bucket} [{time:time=clf}] {remote_ip} {requester} {request_id} {operation} {key} - {http_status:status} {error_code} {bytes_sent:size} {object_size:size} {total_time:num} {turn_around_time:num} - - {version_id} {host_id} {signature_version} {cipher_suite} {authentication_type} {host_header} {tls_version} {access_point_arn} {acl_required}`,
+		summary: "Amazon S3 server access log (goaccess AWSS3)",
 	},
 	"cloudstorage": {
 		template: `"{time_micros:time=unixus}","{c_ip}","{c_ip_type}","{c_ip_region}","{cs_method}","{cs_uri}","{sc_status:status}","{cs_bytes:size}","{sc_bytes:size}","{time_taken_micros:num}","{cs_host}","{cs_referer}","{cs_user_agent}","{s_request_id}","{cs_operation}","{cs_bucket}","{cs_object}"`,
@@ -157,6 +166,28 @@ func (nf named) compile(name string) (*LogFormat, error) {
 		l.Vocab = nf.vocab
 	}
 	l.Name, l.Header, l.Squeeze = name, nf.header, nf.squeeze
+	if l.Variants, err = nf.shorterForms(l); err != nil {
+		return nil, err
+	}
+	if nf.bare != "" {
+		b, err := compileTemplate(name, nf.bare)
+		if err != nil {
+			return nil, err
+		}
+		b.Name = name
+		bs, err := nf.shorterForms(b)
+		if err != nil {
+			return nil, err
+		}
+		l.Variants = append(append(l.Variants, b), bs...)
+	}
+	return l, nil
+}
+
+// shorterForms returns l's older, shorter forms: l ending after each of
+// nf.shorter's fields.
+func (nf named) shorterForms(l *LogFormat) ([]*LogFormat, error) {
+	var forms []*LogFormat
 	for _, f := range nf.shorter {
 		i := slices.IndexFunc(l.Parts, func(p Part) bool { return p.Field == f })
 		if i < 0 {
@@ -167,9 +198,9 @@ func (nf named) compile(name string) (*LogFormat, error) {
 		if k := strings.IndexAny(v.Parts[i].Lit, " \t"); k >= 0 {
 			v.Parts[i].Lit = v.Parts[i].Lit[:k] // its closing quote, not the separator and the next field's opening one
 		}
-		l.Variants = append(l.Variants, &v)
+		forms = append(forms, &v)
 	}
-	return l, nil
+	return forms, nil
 }
 
 // templateKinds are the kinds a template's {field:kind} names.

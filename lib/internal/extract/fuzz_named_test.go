@@ -38,7 +38,11 @@ var (
 	// time.Parse takes "FeB" and a one-digit hour; the formats write neither.
 	slowCLF     = regexp.MustCompile(`^[0-9]{2}/(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$`)
 	slowHAProxy = regexp.MustCompile(`^[0-9]{2}/(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?$`)
-	slowSyslog  = regexp.MustCompile(`^(?:<[0-9]{1,3}>)?(?:(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2}|[0-9]{4}-[0-9]{2}-[0-9]{2}T[^ ]*) (?:(?:[^ :]|:[^ ])+|[^ ]+ (?:[^ :]|:[^ ])+)|[^ :\[]+\[[0-9]+\]): `)
+	slowSyslog  = regexp.MustCompile(`^(?:` +
+		`<[0-9]{1,3}>1 (?:[^ ]+ ){5}(?:-|(?:\[(?:[^"\]]|"(?:[^"\\]|\\.)*")*\])+) ` + // RFC 5424
+		`|(?:<[0-9]{1,3}>)?(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?|[0-9]{4}-[0-9]{2}-[0-9]{2}T[^ ]*) (?:(?:(?:[^ :]|:[^ ])+|[^ ]+ (?:[^ :]|:[^ ])+): )?` + // a time, a TAG or not
+		`|(?:<[0-9]{1,3}>)?[^ :\[]+\[[0-9]+\]: ` + // a TAG alone
+		`|<[0-9]{1,3}>)`) // a <PRI> alone
 	slowSqueeze = regexp.MustCompile(`  +`)
 )
 
@@ -84,6 +88,7 @@ func (s *slowNamed) extract(line string) (map[string]string, int64, bool) {
 		if m := slowSyslog.FindStringIndex(line); m != nil {
 			line = line[m[1]:]
 		}
+		line = strings.TrimLeft(line, " ") // rsyslog's msg keeps the space after the TAG
 	}
 	if s.sq {
 		line = slowSqueeze.ReplaceAllString(line, " ")

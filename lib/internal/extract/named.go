@@ -129,7 +129,7 @@ func (x *Extractor) named(line []byte, e *Entry) string {
 		return ReasonHeader
 	}
 	if nf.syslog {
-		line = afterSyslog(line)
+		line = afterSpaces(afterSyslog(line))
 	}
 	if nf.fast != nil {
 		if nf.fast(x, line, e) {
@@ -198,51 +198,146 @@ func (x *Extractor) squeeze(line []byte) []byte {
 // afterSyslog returns line after the syslog header written before a
 // message, or line as it is when it has none:
 //
-//	[<PRI>]Mmm dd hh:mm:ss [HOST ]TAG: (RFC 3164: rsyslog's traditional file format; HAProxy's own, which sends no HOST unless told to)
+//	[<PRI>]Mmm dd hh:mm:ss[.frac] [HOST ]TAG: (RFC 3164: rsyslog's traditional file format; HAProxy's local and rfc3164 formats; syslog-ng's with frac-digits, journalctl's short-precise)
 //	[<PRI>]yyyy-mm-ddThh:mm:ss[.frac]zone [HOST ]TAG: (RFC 3339: rsyslog's RSYSLOG_FileFormat)
-//	[<PRI>]name[pid]: (a TAG alone: HAProxy's "short" format, journald's short output without a time)
+//	[<PRI>]TIME (either time and no TAG: HAProxy's timed and iso formats, rsyslog's %timegenerated%%msg% template)
+//	<PRI>1 TIME HOST APP PROCID MSGID SD (RFC 5424: HAProxy's rfc5424 format, rsyslog's RSYSLOG_SyslogProtocol23Format)
+//	[<PRI>]name[pid]: (a TAG alone, without a time)
+//	<PRI> (alone: HAProxy's priority and short formats)
 //
 // TAG has no space and ends in ": "; HOST ends in neither. A line without
-// the whole header is left for the format to judge: an access log line
-// starts with an address, whose ':' is never followed by a space.
+// a header is left for the format to judge: an access log line starts
+// with an address, whose ':' is never followed by a space.
 func afterSyslog(line []byte) []byte {
-	b := line
-	if len(b) > 2 && b[0] == '<' { // <PRI>: 1 to 3 digits; a '<' without them is the TAG's
-		i := 1
-		for i < len(b) && i < 4 && isDigit(b[i]) {
-			i++
-		}
-		if i > 1 && i < len(b) && b[i] == '>' {
-			b = b[i+1:]
+	b := afterPri(line)
+	if len(b) < len(line) && len(b) > 2 && b[0] == '1' && b[1] == ' ' { // RFC 5424's VERSION, after a <PRI> only
+		if rest, ok := after5424(b[2:]); ok {
+			return rest
 		}
 	}
-	switch {
-	case len(b) > 16 && monthOf(b[0], b[1], b[2]) != 0 && b[3] == ' ' && (b[4] == ' ' || isDigit(b[4])) && isDigit(b[5]) &&
-		b[6] == ' ' && digits(b[7:9]) && b[9] == ':' && digits(b[10:12]) && b[12] == ':' && digits(b[13:15]) && b[15] == ' ':
-		b = b[16:]
-	case len(b) > 20 && digits(b[0:4]) && b[4] == '-' && digits(b[5:7]) && b[7] == '-' && digits(b[8:10]) && b[10] == 'T':
-		sp := bytes.IndexByte(b, ' ')
-		if sp < 0 {
-			return line
-		}
-		b = b[sp+1:]
-	default:
+	b, ok := afterTime(b)
+	if !ok {
 		if rest, ok := afterPidTag(b); ok {
 			return rest
 		}
-		return line
+		return b // the <PRI> alone, or no header
 	}
 	sp := indexByte(b, ' ')
 	if sp >= 2 && b[sp-1] == ':' { // a TAG, no HOST
 		return b[sp+1:]
 	}
-	if sp <= 0 {
-		return line
+	if sp > 0 {
+		if rest, ok := afterTag(b[sp+1:]); ok { // after the HOST
+			return rest
+		}
 	}
-	if rest, ok := afterTag(b[sp+1:]); ok { // after the HOST
-		return rest
+	return b // the time alone: HAProxy's timed and iso formats write no HOST or TAG
+}
+
+// afterSpaces returns b after the spaces at its start. rsyslog's msg
+// property keeps the space that followed an RFC 3164 TAG (its templates
+// have sp-if-no-1st-sp for it), so a template of "%msg%\n" writes a line
+// starting with a space, and RSYSLOG_SyslogProtocol23Format ("... %STRUCTURED-DATA% %msg%")
+// two spaces after its header; HAProxy's manual reads a line's fields
+// as delimited by any number of spaces.
+func afterSpaces(b []byte) []byte {
+	for len(b) > 0 && b[0] == ' ' {
+		b = b[1:]
 	}
-	return line
+	return b
+}
+
+// afterPri returns b after a <PRI> at its start: 1 to 3 digits in angle
+// brackets (a '<' without them is a TAG's, or the message's).
+func afterPri(b []byte) []byte {
+	if len(b) < 3 || b[0] != '<' {
+		return b
+	}
+	i := 1
+	for i < len(b) && i < 4 && isDigit(b[i]) {
+		i++
+	}
+	if i > 1 && i < len(b) && b[i] == '>' {
+		return b[i+1:]
+	}
+	return b
+}
+
+// afterTime returns b after a syslog time at its start and the space
+// after it: RFC 3164's Mmm dd hh:mm:ss, which syslog-ng (frac-digits) and
+// journalctl (short-precise) write with a fraction, or any word starting
+// yyyy-mm-ddT (RFC 3339, a fraction and a zone or not).
+func afterTime(b []byte) ([]byte, bool) {
+	switch {
+	case len(b) > 16 && monthOf(b[0], b[1], b[2]) != 0 && b[3] == ' ' && (b[4] == ' ' || isDigit(b[4])) && isDigit(b[5]) &&
+		b[6] == ' ' && digits(b[7:9]) && b[9] == ':' && digits(b[10:12]) && b[12] == ':' && digits(b[13:15]):
+		i := 15
+		if b[i] == '.' {
+			for i++; i < len(b) && isDigit(b[i]); i++ {
+			}
+			if i == 16 {
+				return b, false
+			}
+		}
+		if i < len(b)-1 && b[i] == ' ' {
+			return b[i+1:], true
+		}
+	case len(b) > 20 && digits(b[0:4]) && b[4] == '-' && digits(b[5:7]) && b[7] == '-' && digits(b[8:10]) && b[10] == 'T':
+		if sp := indexByte(b, ' '); sp > 0 {
+			return b[sp+1:], true
+		}
+	}
+	return b, false
+}
+
+// after5424 returns b, an RFC 5424 header after its VERSION, after the
+// rest of the header and the space before the MSG: TIMESTAMP HOSTNAME
+// APP-NAME PROCID MSGID, each a word ("-" when absent), then
+// STRUCTURED-DATA, "-" or [elements], whose quoted values may hold
+// spaces and escaped quotes (HAProxy's log-format-sd writes them).
+func after5424(b []byte) ([]byte, bool) {
+	for range 5 {
+		sp := indexByte(b, ' ')
+		if sp <= 0 {
+			return nil, false
+		}
+		b = b[sp+1:]
+	}
+	if len(b) == 0 || b[0] != '-' && b[0] != '[' {
+		return nil, false
+	}
+	n := 1 // "-"
+	if b[0] == '[' {
+		for n = 0; n < len(b) && b[n] == '['; {
+			end := sdElementEnd(b[n:])
+			if end < 0 {
+				return nil, false
+			}
+			n += end
+		}
+	}
+	if n >= len(b) || b[n] != ' ' {
+		return nil, false
+	}
+	return b[n+1:], true
+}
+
+// sdElementEnd returns the length of the [SD-ELEMENT] at b's start: up to
+// the first ']' outside a quoted value, where a '\' escapes the byte
+// after it; -1 when it does not end.
+func sdElementEnd(b []byte) int {
+	quoted := false
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == ']':
+			return i + 1
+		}
+	}
+	return -1
 }
 
 // afterTag returns b after a syslog TAG and its ": " at its start: bytes

@@ -395,3 +395,95 @@ func TestNamedFormatMistakesAreRefusedWithTheFix(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySyslogHeaderHAProxyWritesIsPassedOver: HAProxy's log formats
+// (src/log.c: local, rfc3164, rfc5424, priority, short, timed, iso, raw)
+// and the headers syslog daemons and journalctl write before a message
+// are taken off, so the access line after them reads as one without: its
+// client_ip is the address, not the header's <PRI> or time.
+func TestEverySyslogHeaderHAProxyWritesIsPassedOver(t *testing.T) {
+	const msg = `10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 "GET /index.html HTTP/1.1"`
+	x := namedExtractor(t, "haproxy httplog")
+	for _, head := range []string{
+		"",                                      // raw
+		"<134>Feb  6 12:14:14 haproxy[14389]: ", // local
+		"<134>Feb  6 12:14:14 lb1 haproxy[14389]: ",                                                      // rfc3164
+		"<134>1 2009-02-06T12:14:14.655123+01:00 lb1 haproxy 14389 - - ",                                 // rfc5424
+		`<134>1 2009-02-06T12:14:14.655123+01:00 - haproxy 14389 - [sd@1 a="x y" b="\"]\\"][sd@2 c=""] `, // rfc5424, log-format-sd
+		"<134>",                                // priority
+		"<6>",                                  // short
+		"<6>2009-02-06T12:14:14.655123+01:00 ", // timed
+		"2009-02-06T12:14:14.655123+01:00 ",    // iso
+		"Feb  6 12:14:14 lb1 haproxy[14389]: ", // rsyslog's traditional file format
+		"2009-02-06T12:14:14.655123+01:00 lb1 haproxy[14389]: ", // rsyslog's RSYSLOG_FileFormat
+		"Feb 06 12:14:14.655123 lb1 haproxy[14389]: ",           // journalctl -o short-precise, syslog-ng's frac-digits(6)
+		"Feb  6 12:14:14 ", // rsyslog's "%timegenerated%%msg%" template (goaccess issue 824): the time, no TAG
+		" ",                // rsyslog's "%msg%\n" template: msg keeps the space after the TAG
+		"<134>1 2009-02-06T12:14:14.655+01:00 lb1 haproxy 14389 - -  ", // rsyslog's RSYSLOG_SyslogProtocol23Format: "%STRUCTURED-DATA% %msg%"
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+msg), &e); r != "" {
+			t.Errorf("%q: dropped (%s)", head, r)
+			continue
+		}
+		if ip := string(e.Fields[x.Field("client_ip")]); ip != "10.0.1.2" {
+			t.Errorf("%q: client_ip %q, want 10.0.1.2", head, ip)
+		}
+	}
+	for _, head := range []string{ // not a whole header: left to the format, which refuses it
+		`<134>1 2009-02-06T12:14:14.655123+01:00 - haproxy 14389 - [sd@1 a="x] `,
+		"Feb  6 12:14:14. lb1 haproxy[14389]: ",
+	} {
+		var e Entry
+		if r := x.Extract([]byte(head+msg), &e); r == "" {
+			t.Errorf("%q: read, client_ip %q; want a drop", head, e.Fields[x.Field("client_ip")])
+		}
+	}
+}
+
+// TestAnS3BatchDeleteWithItsBareDashesIsAnEntry: S3 writes a batch
+// delete's Request-URI, Referer and User-Agent as a bare -, without the
+// quotes its other lines have; the line is an entry (status 204, its
+// key), in the newest form and an older one, and the request's parts are
+// "-".
+func TestAnS3BatchDeleteWithItsBareDashesIsAnEntry(t *testing.T) {
+	x := namedExtractor(t, "awss3")
+	x.CutRequests()
+	for form, line := range []string{
+		`aaa test.bucket [13/Feb/2023:15:08:28 +0000] 1.1.1.1 arn:aws:iam::111:user/user AAA BATCH.DELETE.OBJECT test.js - 204 - - 1 - - - - - AAA SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader s3.us-east-2.amazonaws.com TLSv1.2 - -`,
+		`aaa test.bucket [13/Feb/2023:15:08:28 +0000] 1.1.1.1 arn:aws:iam::111:user/user AAA BATCH.DELETE.OBJECT test.js - 204 - - 1 - - - - - AAA SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader s3.us-east-2.amazonaws.com TLSv1.2`,
+	} {
+		var e Entry
+		if r := x.Extract([]byte(line), &e); r != "" {
+			t.Fatalf("%q: dropped (%s)", line, r)
+		}
+		for n, v := range map[string]string{"status": "204", "key": "test.js", "request_uri": "-", "method": "-", "path": "-",
+			"referer": "-", "user_agent": "-", "host_header": "s3.us-east-2.amazonaws.com", "tls_version": "TLSv1.2", "acl_required": "-"} {
+			if got := fieldOr(x, &e, x.Field(n)); got != v {
+				t.Errorf("form %d: %s = %q, want %q", form, n, got, v)
+			}
+		}
+	}
+}
+
+// TestAQuotedS3LineReadsTheSameAfterABatchDelete: the batch-delete form's
+// bare fields are the literal "-", not any word, so a quoted line whose
+// quoted values have no space ("-", as a lifecycle action's may) is not
+// read in that form, with its quotes, after a batch delete's line made it
+// the form tried first.
+func TestAQuotedS3LineReadsTheSameAfterABatchDelete(t *testing.T) {
+	x := namedExtractor(t, "awss3")
+	const bare = `aaa test.bucket [13/Feb/2023:15:08:28 +0000] 1.1.1.1 arn:aws:iam::111:user/user AAA BATCH.DELETE.OBJECT test.js - 204 - - 1 - - - - - AAA SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader s3.us-east-2.amazonaws.com TLSv1.2 - -`
+	const quoted = `aaa test.bucket [13/Feb/2023:15:08:29 +0000] 1.1.1.1 AmazonS3 AAB S3.EXPIRE.OBJECT test.js "-" 204 - - 1 - - "-" "-" - AAA SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader s3.us-east-2.amazonaws.com TLSv1.2 - -`
+	var e Entry
+	for _, line := range []string{bare, quoted} {
+		if r := x.Extract([]byte(line), &e); r != "" {
+			t.Fatalf("%q: dropped (%s)", line, r)
+		}
+	}
+	for _, n := range []string{"request_uri", "referer", "user_agent"} {
+		if got := fieldOr(x, &e, x.Field(n)); got != "-" {
+			t.Errorf("%s = %q, want -", n, got)
+		}
+	}
+}

@@ -115,10 +115,12 @@ S3_NAMES = ["bucket_owner", "bucket", "time", "remote_ip", "requester", "request
             "error_code", "bytes_sent", "object_size", "total_time", "turn_around_time", "referer", "user_agent", "version_id", "host_id",
             "signature_version", "cipher_suite", "authentication_type", "host_header", "tls_version", "access_point_arn", "acl_required"]
 
-def columns_regex(names, quoted, brackets=()):
+def columns_regex(names, quoted, brackets=(), bare=()):
     parts = []
     for n in names:
-        if n in quoted:
+        if n in bare:
+            parts.append(r'(-)')
+        elif n in quoted:
             parts.append('"' + Q + '"')
         elif n in brackets:
             parts.append(r'\[([^\]]+)\]')
@@ -126,16 +128,23 @@ def columns_regex(names, quoted, brackets=()):
             parts.append(r'(\S+)')
     return " ".join(parts)
 
-def aws_variants(names, quoted, ends, brackets=()):
+def aws_variants(names, quoted, ends, brackets=(), bare=()):
     """AWS adds fields at the end over the years: a line may end after
-    any of ends (each an older form); the fields it lacks are "-"."""
-    return [(columns_regex(names[:names.index(e) + 1], quoted, brackets), names[:names.index(e) + 1]) for e in ends]
+    any of ends (each an older form); the fields it lacks are "-". The
+    bare fields may instead all be a "-" without its quotes (S3 writes
+    so a batch delete's, which has no Request-URI, Referer or
+    User-Agent)."""
+    forms = [(columns_regex(names[:names.index(e) + 1], quoted, brackets), names[:names.index(e) + 1]) for e in ends]
+    if bare:
+        forms += [(columns_regex(names[:names.index(e) + 1], quoted, brackets, bare), names[:names.index(e) + 1]) for e in ends]
+    return forms
 
 FORMATS["awsalb"] = dict(variants=aws_variants(ALB_NAMES, ALB_QUOTED, ["conn_trace_id", "error_reason", "target_status_code_list", "classification_reason"]),
                          names=ALB_NAMES, time=("time", rfc3339), common={"status": ("elb_status_code", 1), "bytes": ("sent_bytes", 1),
                                                                            "duration": (("request_processing_time", "target_processing_time", "response_processing_time"), "sum")})
 FORMATS["awss3"] = dict(variants=aws_variants(S3_NAMES, {"@request_uri", "referer", "user_agent"},
-                                              ["acl_required", "turn_around_time", "version_id", "host_header", "tls_version", "access_point_arn"], {"time"}),
+                                              ["acl_required", "turn_around_time", "version_id", "host_header", "tls_version", "access_point_arn"], {"time"},
+                                              bare={"@request_uri", "referer", "user_agent"}),
                         names=S3_NAMES, time=("time", clf),
                         common={"status": ("http_status", 1), "bytes": ("bytes_sent", 1), "duration": ("total_time", 1000)})
 
@@ -188,11 +197,21 @@ def cut(fmt, spec, line):
     return None, None
 
 def syslog(line):
-    # <PRI>, then a time with an optional HOST before the TAG, or a
-    # name[pid] TAG alone.
-    m = (re.match(r'(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) (?:[^ :]+: |\S+ [^ :]+: )', line)
-         or re.match(r'(?:<\d{1,3}>)?[^ :\[]+\[\d+\]: ', line))
-    return line[m.end():] if m else line
+    # RFC 5424 (section 6): <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID
+    # STRUCTURED-DATA, SD "-" or [SD-ID PARAM="VALUE" ...] elements, '"',
+    # '\\' and ']' escaped in a VALUE.
+    m = re.match(r'<\d{1,3}>1 (?:\S+ ){5}(?:-|(?:\[[^ =\]"]+(?: [^ =\]"]+="(?:[^"\\\]]|\\.)*")*\])+) ', line)
+    # Else <PRI>, then a time (RFC 3164's, a fraction or not, or RFC 3339's)
+    # with an optional HOST before the TAG, or no TAG (HAProxy's timed and
+    # iso formats); or a name[pid] TAG alone; or <PRI> alone (HAProxy's
+    # priority and short formats).
+    m = (m or re.match(r'(?:<\d{1,3}>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\S+) (?:[^ :]+: |\S+ [^ :]+: )?', line)
+         or re.match(r'(?:<\d{1,3}>)?[^ :\[]+\[\d+\]: ', line)
+         or re.match(r'<\d{1,3}>', line))
+    # rsyslog's msg property keeps the space after an RFC 3164 TAG (its
+    # templates' sp-if-no-1st-sp): a "%msg%" template's line starts with
+    # it; HAProxy reads fields as delimited by any number of spaces.
+    return (line[m.end():] if m else line).lstrip(" ")
 
 def haproxy(line, tcp, https=False):
     line = syslog(line)
