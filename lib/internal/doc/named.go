@@ -21,11 +21,11 @@ type named struct {
 	template string   // else the layout: {field} or {field:kind} between literals
 	vocab    []Alias  // the common names, beyond the fields of those names
 	shorter  []string // the fields after which an older, shorter line may end
-	// bare: the template again with quoted fields a line may have as a
-	// bare "-" written as that literal (the form lacks the fields, so
-	// they read "-"; a word would let a quoted line fit it too), tried
-	// after the template's forms, in its shorter forms too.
-	bare    string
+	// bare: quoted fields a line may have as a bare "-". A form of the
+	// template with each written as that literal (the form lacks the
+	// fields, so they read "-"; a word would let a quoted line fit it
+	// too) is tried after the template's forms, in its shorter forms too.
+	bare    []string
 	header  string // a line starting so is a header, not an entry
 	squeeze bool   // runs of spaces separate columns (squid pads them)
 	// nginxStart: the layout starts as nginx's combined (Traefik's CLF).
@@ -70,7 +70,7 @@ var namedFormats = map[string]named{
 		// A batch delete's line (BATCH.DELETE.OBJECT, one a key of a
 		// Multi-Object Delete) has no Request-URI, Referer or User-Agent of
 		// its own: S3 writes each -, without the quotes.
-		bare:    `{bucket_owner} {bucket} [{time:time=clf}] {remote_ip} {requester} {request_id} {operation} {key} - {http_status:status} {error_code} {bytes_sent:size} {object_size:size} {total_time:num} {turn_around_time:num} - - {version_id} {host_id} {signature_version} {cipher_suite} {authentication_type} {host_header} {tls_version} {access_point_arn} {acl_required}`,
+		bare:    []string{"request_uri", "referer", "user_agent"},
 		summary: "Amazon S3 server access log (goaccess AWSS3)",
 	},
 	"cloudstorage": {
@@ -169,8 +169,12 @@ func (nf named) compile(name string) (*LogFormat, error) {
 	if l.Variants, err = nf.shorterForms(l); err != nil {
 		return nil, err
 	}
-	if nf.bare != "" {
-		b, err := compileTemplate(name, nf.bare)
+	if len(nf.bare) > 0 {
+		t, err := bareTemplate(nf.template, nf.bare)
+		if err != nil {
+			return nil, err
+		}
+		b, err := compileTemplate(name, t)
 		if err != nil {
 			return nil, err
 		}
@@ -182,6 +186,26 @@ func (nf named) compile(name string) (*LogFormat, error) {
 		l.Variants = append(append(l.Variants, b), bs...)
 	}
 	return l, nil
+}
+
+// bareTemplate returns template with each of the quoted fields bare
+// names, "{field}" or "{field:kind}" between quotes, written as a bare -.
+func bareTemplate(template string, bare []string) (string, error) {
+	for _, f := range bare {
+		i := strings.Index(template, `"{`+f+`}"`)
+		if i < 0 {
+			i = strings.Index(template, `"{`+f+`:`)
+		}
+		end := -1
+		if i >= 0 {
+			end = strings.Index(template[i:], `}"`)
+		}
+		if end < 0 {
+			return "", fmt.Errorf("internal: bare field %s is not quoted in the template", f)
+		}
+		template = template[:i] + "-" + template[i+end+2:]
+	}
+	return template, nil
 }
 
 // shorterForms returns l's older, shorter forms: l ending after each of

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -153,7 +152,7 @@ func numTo(e *Entry, f int, b []byte, c byte, reads []bool) ([]byte, bool) {
 		if n := bits.TrailingZeros64(nonDigits(binary.LittleEndian.Uint64(b))) >> 3; n > 0 && n < 8 && b[n] == c {
 			e.Fields[f] = b[:n]
 			if reads[f] {
-				e.known(f, float64(digitsValue(b[:n])), true)
+				e.known(f, float64(num(b[:n])), true)
 			}
 			return b[n+1:], true
 		}
@@ -167,15 +166,6 @@ func numTo(e *Entry, f int, b []byte, c byte, reads []bool) ([]byte, bool) {
 		e.known(f, v, true)
 	}
 	return b[n+1:], true
-}
-
-// digitsValue is the value of b's digits, at most exactDigits of them.
-func digitsValue(b []byte) uint64 {
-	var m uint64
-	for _, c := range b {
-		m = m*10 + uint64(c-'0')
-	}
-	return m
 }
 
 // numbers cuts the integers of fs from b, '/' between them and end after
@@ -198,7 +188,7 @@ func numbers(e *Entry, fs []int, b []byte, end byte, reads []bool) ([]byte, bool
 			f := fs[k]
 			e.Fields[f] = b[start:i]
 			if reads[f] {
-				e.known(f, float64(digitsValue(b[start:i])), true)
+				e.known(f, float64(num(b[start:i])), true)
 			}
 			if k == last {
 				return b[i+1:], true
@@ -209,48 +199,20 @@ func numbers(e *Entry, fs []int, b []byte, end byte, reads []bool) ([]byte, bool
 	return numbersSlow(e, fs, b, end, reads)
 }
 
-// numbersSlow is numbers a byte at a time, for a line's last bytes and
-// for negative numbers; false (left to the compiled cutter) for anything
-// but 1 to 15 digits, optionally after '-', each.
+// numbersSlow is numbers a number at a time, numTo's way, for a line's
+// last bytes and for negative numbers.
 func numbersSlow(e *Entry, fs []int, b []byte, end byte, reads []bool) ([]byte, bool) {
-	k, start := 0, 0
-	var m uint64
-	neg := false
-	for i, c := range b {
-		if d := c - '0'; d <= 9 {
-			m = m*10 + uint64(d)
-			continue
-		}
-		if c == '-' && i == start {
-			neg = true
-			continue
-		}
-		sep, last := byte('/'), k == len(fs)-1
-		if last {
+	for k, f := range fs {
+		sep := byte('/')
+		if k == len(fs)-1 {
 			sep = end
 		}
-		digits := i - start
-		if neg {
-			digits--
-		}
-		if c != sep || digits == 0 || digits > exactDigits {
+		var ok bool
+		if b, ok = numTo(e, f, b, sep, reads); !ok {
 			return nil, false
 		}
-		f := fs[k]
-		e.Fields[f] = b[start:i]
-		if reads[f] {
-			v := float64(m)
-			if neg && m != 0 {
-				v = -v
-			}
-			e.known(f, v, true)
-		}
-		if last {
-			return b[i+1:], true
-		}
-		k, start, m, neg = k+1, i+1, 0, false
 	}
-	return nil, false
+	return b, true
 }
 
 // haproxyHead cuts what httplog and tcplog share: client_ip:client_port
@@ -262,13 +224,7 @@ func haproxyHead(x *Extractor, h *haproxyFields, line []byte, e *Entry) ([]byte,
 	}
 	f := e.Fields
 	var ok bool
-	// The address ends at the last ':' before the port's space: an IPv6
-	// one has colons of its own (doc.Part.Addr).
-	sp := indexByte(line, ' ')
-	if sp < 0 {
-		return nil, false
-	}
-	c := bytes.LastIndexByte(line[:sp], ':')
+	c := addrEnd(line, ' ', false) // an IPv6 address has colons of its own (doc.Part.Addr)
 	if c <= 0 {
 		return nil, false
 	}
@@ -398,7 +354,7 @@ func (h *haproxyFields) tlsTail(b []byte, e *Entry) bool {
 	// The compiled cutter reads a last field with blanks only in the
 	// layout with captures (a variant's last field is whole): left to it.
 	f[h.tls[7]] = b
-	return len(b) > 0 && bytes.IndexByte(b, ' ') < 0 && bytes.IndexByte(b, '\t') < 0
+	return len(b) > 0 && whole(b)
 }
 
 // tcpLog cuts HAProxy's tcplog:
@@ -419,19 +375,12 @@ func (h *haproxyFields) tcpLog(x *Extractor, line []byte, e *Entry) bool {
 		return false
 	}
 	// backend_queue ends the line.
-	var m uint64
-	if len(line) == 0 || len(line) > exactDigits {
+	if len(line) > exactDigits || !isDigits(line) {
 		return false
-	}
-	for _, c := range line {
-		if !isDigit(c) {
-			return false
-		}
-		m = m*10 + uint64(c-'0')
 	}
 	e.Fields[h.backendQueue] = line
 	if h.reads[h.backendQueue] {
-		e.known(h.backendQueue, float64(m), true)
+		e.known(h.backendQueue, float64(num(line)), true)
 	}
 	return true
 }

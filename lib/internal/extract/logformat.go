@@ -288,7 +288,7 @@ func (x *Extractor) cutAll(cuts []cut, rest []byte, e *Entry) ([]byte, string) {
 		case howList:
 			j = listEnd(rest, c.end)
 		case howAddr:
-			j = addrEnd(rest, c)
+			j = addrEnd(rest, c.portEnd, c.portLast)
 		case howLast:
 			j = len(rest)
 			if (c.kind == doc.Status || c.kind == doc.Size || c.kind == doc.Numeric) && bytes.IndexByte(rest, ' ') >= 0 {
@@ -322,11 +322,12 @@ func (x *Extractor) cutAll(cuts []cut, rest []byte, e *Entry) ([]byte, string) {
 }
 
 // addrEnd returns where an address before ':' and a port ends: at the
-// last ':' before the port's own end (doc.Part.Addr), or -1.
-func addrEnd(rest []byte, c *cut) int {
+// last ':' before the port's own end, portEnd or, when portLast, the
+// line's (doc.Part.Addr), or -1.
+func addrEnd(rest []byte, portEnd byte, portLast bool) int {
 	k := len(rest)
-	if !c.portLast {
-		if k = indexByte(rest, c.portEnd); k < 0 {
+	if !portLast {
+		if k = indexByte(rest, portEnd); k < 0 {
 			return -1
 		}
 	}

@@ -170,13 +170,20 @@ func (x *Extractor) form(line []byte, e *Entry, i int) bool {
 	x.lf = v.lf
 	r := x.logFormat(line, e)
 	x.lf = x.nf.main
-	if r != "" || v.open >= 0 && bytes.ContainsAny(e.Fields[v.open], " \t") {
+	if r != "" || v.open >= 0 && !whole(e.Fields[v.open]) {
 		return false
 	}
 	for _, k := range v.missing {
 		e.reset(k, dash)
 	}
 	return true
+}
+
+// whole reports whether a variant's open last field is one whole field,
+// without a blank: an older, shorter form ends after a field, never
+// inside a longer one (and a fast cut gives up where it would not be).
+func whole(field []byte) bool {
+	return !bytes.ContainsAny(field, " \t")
 }
 
 // squeeze copies line into the scratch buffer with each run of spaces
