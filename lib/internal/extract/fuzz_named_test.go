@@ -58,7 +58,7 @@ func newSlowNamed(d *doc.Doc) *slowNamed {
 				re.WriteString(`(.*)`) // greedy: the last ':' before the port
 			case p.Addr:
 				re.WriteString(`([^` + regexp.QuoteMeta(f.Parts[i+1].Lit[:1]) + `]*)`)
-			case p.Lit == "" && k > 0 && p.Kind == doc.Text && !p.Quoted:
+			case p.Lit == "" && k > 0 && p.Kind == doc.Text && !p.Quoted && p.Field != l.Parts[len(l.Parts)-1].Field:
 				re.WriteString(`([^ \t]*)`) // an older form ends after a whole field
 			case p.Lit == "":
 				re.WriteString(`(.*)`)

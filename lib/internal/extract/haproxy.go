@@ -351,10 +351,8 @@ func (h *haproxyFields) tlsTail(b []byte, e *Entry) bool {
 			return false
 		}
 	}
-	// The compiled cutter reads a last field with blanks only in the
-	// layout with captures (a variant's last field is whole): left to it.
 	f[h.tls[7]] = b
-	return len(b) > 0 && whole(b)
+	return len(b) > 0
 }
 
 // tcpLog cuts HAProxy's tcplog:

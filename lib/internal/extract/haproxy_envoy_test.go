@@ -102,3 +102,25 @@ func TestAQuoteABackslashMayEscapeIsLeftToTheCompiledCutter(t *testing.T) {
 		}
 	}
 }
+
+// TestAFormWithoutCapturesReadsItsLastFieldAsTheLayoutDoes reads an
+// httpslog line with its captures and the same line without them: a
+// frontend that captures nothing changes the line's middle, not how its
+// last field (the ciphers, the rest of the line) reads, so both read it
+// whole, blank included. Only an older, shorter form's last field, which
+// the layout does not end with, must be a whole word.
+func TestAFormWithoutCapturesReadsItsLastFieldAsTheLayoutDoes(t *testing.T) {
+	const head = `10.0.1.2:33317 [06/Feb/2009:12:14:14.655] https-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 `
+	for _, captures := range []string{"{1wt.eu} {} ", ""} {
+		line := head + captures + `"GET / HTTP/1.1" 0/0/0/0/0 1wt.eu/TLSv1.3/TLS AES`
+		for _, x := range []*Extractor{namedExtractor(t, "haproxy httpslog"), generalExtractor(t, "haproxy httpslog")} {
+			var e Entry
+			if r := x.Extract([]byte(line), &e); r != "" {
+				t.Fatalf("%q: !drop reason=%s", line, r)
+			}
+			if got := string(e.Fields[x.Field("ssl_ciphers")]); got != "TLS AES" {
+				t.Errorf("%q: ssl_ciphers %q, want %q", line, got, "TLS AES")
+			}
+		}
+	}
+}

@@ -35,8 +35,11 @@ type variant struct {
 	lf      *logFormat
 	missing []int
 	// open: the field the form ends with, when it is text up to the
-	// line's end (-1 else): it must hold no separator, or the line is a
-	// longer form, not this one with a field full of the others.
+	// line's end and not the layout's own last field (-1 else): an older,
+	// shorter form's. It must hold no separator, or the line is a longer
+	// form, not this one with a field full of the others. (A form that
+	// ends as the layout does, HAProxy's without its captures, reads its
+	// last field as the layout does.)
 	open int
 }
 
@@ -96,7 +99,7 @@ func compileNamed(l *doc.LogFormat, names []string) *namedFormat {
 			}
 		}
 		v := variant{lf: lf, open: -1}
-		if last := vl.Parts[len(vl.Parts)-1]; last.Lit == "" && last.Kind == doc.Text && !last.Quoted {
+		if last := vl.Parts[len(vl.Parts)-1]; last.Lit == "" && last.Kind == doc.Text && !last.Quoted && last.Field != l.Parts[len(l.Parts)-1].Field {
 			v.open = lf.cuts[len(lf.cuts)-1].field
 		}
 		for i, n := range l.Fields() {
@@ -170,20 +173,13 @@ func (x *Extractor) form(line []byte, e *Entry, i int) bool {
 	x.lf = v.lf
 	r := x.logFormat(line, e)
 	x.lf = x.nf.main
-	if r != "" || v.open >= 0 && !whole(e.Fields[v.open]) {
+	if r != "" || v.open >= 0 && bytes.ContainsAny(e.Fields[v.open], " \t") {
 		return false
 	}
 	for _, k := range v.missing {
 		e.reset(k, dash)
 	}
 	return true
-}
-
-// whole reports whether a variant's open last field is one whole field,
-// without a blank: an older, shorter form ends after a field, never
-// inside a longer one (and a fast cut gives up where it would not be).
-func whole(field []byte) bool {
-	return !bytes.ContainsAny(field, " \t")
 }
 
 // squeeze copies line into the scratch buffer with each run of spaces
